@@ -1,0 +1,87 @@
+/*
+ * membuf.c - growable byte buffer.  An allocation failure is remembered in
+ * b->failed rather than returned at every call, so emitters stay readable
+ * and check once at the end.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "membuf.h"
+
+void
+membuf_init(struct membuf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void
+membuf_free(struct membuf *b)
+{
+	free(b->data);
+	membuf_init(b);
+}
+
+void
+membuf_reset(struct membuf *b)
+{
+	b->len = 0;
+	b->failed = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+static int
+membuf_reserve(struct membuf *b, size_t extra)
+{
+	size_t	need, cap;
+	char	*p;
+
+	if (b->failed)
+		return -1;
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < need)
+		cap *= 2;
+	if ((p = realloc(b->data, cap)) == NULL) {
+		b->failed = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void
+membuf_append(struct membuf *b, const void *data, size_t len)
+{
+	if (membuf_reserve(b, len) < 0)
+		return;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void
+membuf_puts(struct membuf *b, const char *s)
+{
+	membuf_append(b, s, strlen(s));
+}
+
+void
+membuf_printf(struct membuf *b, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || membuf_reserve(b, (size_t)n) < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}

@@ -1,0 +1,45 @@
+/*
+ * sink.h - where pmflame's outputs go: a directory (-o DIR) or an
+ * S3-compatible bucket (-o s3://bucket/prefix/).  A put is all or nothing:
+ * a reader never sees a half-written object.
+ */
+#ifndef SINK_H
+#define SINK_H
+
+#include <stddef.h>
+
+struct sink;
+
+struct sink_ops {
+	/* Store data under relpath (a '/'-separated name made by sink_safe_name
+	 * parts).  Returns 0, or -1 with a message in err. */
+	int	(*put)(struct sink *s, const char *relpath, const char *content_type,
+		       const void *data, size_t len, char *err, size_t errlen);
+	/* Read back an object we wrote (for index merging); -1 when absent. */
+	int	(*get)(struct sink *s, const char *relpath, char **data, size_t *len);
+	void	(*close)(struct sink *s);
+};
+
+struct sink {
+	const struct sink_ops	*ops;
+	char			*target;	/* as given by the user, for messages */
+};
+
+/* Open DIR or s3://bucket/prefix; NULL with a message in err. */
+struct sink *sink_open(const char *target, char *err, size_t errlen);
+struct sink *sink_dir_open(const char *dir, char *err, size_t errlen);
+struct sink *sink_s3_open(const char *url, char *err, size_t errlen);
+
+int sink_put(struct sink *s, const char *relpath, const char *content_type,
+	     const void *data, size_t len, char *err, size_t errlen);
+void sink_close(struct sink *s);
+
+/*
+ * Turn any process or host name into one safe path component: no '/', no
+ * leading '.', no control characters or spaces, bounded length; never empty.
+ * Different inputs may map to the same output only if they differ in
+ * replaced characters.
+ */
+void sink_safe_name(const char *in, char *out, size_t outlen);
+
+#endif /* SINK_H */

@@ -1,0 +1,69 @@
+/*
+ * sampler.h - load, attach, reconfigure and drain the BPF stack sampler.
+ *
+ * The only part of the PMDA that knows about libbpf and the skeleton.
+ * Everything it hands out uses the types of bpf/stackprof.h.
+ */
+#ifndef SAMPLER_H
+#define SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "../bpf/stackprof.h"
+
+struct sampler;
+
+struct sampler_config {
+	unsigned	frequency_hz;	/* per-CPU sampling rate */
+	unsigned	interval_ms;	/* drain interval: sizes the maps */
+	unsigned	heatmap_slots;	/* slices of a wall-clock second */
+};
+
+/* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run time. */
+struct sampler_stats {
+	uint64_t	stat[SP_STAT_NR];
+	uint64_t	bpf_run_time_ns;	/* 0 unless kernel.bpf_stats_enabled */
+	uint64_t	bpf_run_count;
+	uint64_t	drains;
+};
+
+/* One aggregated stack of a drained generation.  ips are innermost first,
+ * as the kernel records them; nk/nu are 0 when the stack id was negative. */
+struct sampled_stack {
+	const struct sp_stack_key *key;
+	uint64_t	count;
+	const uint64_t	*kernel_ips;
+	int		nkernel;
+	const uint64_t	*user_ips;
+	int		nuser;
+};
+
+typedef void (*sampler_stack_fn)(void *arg, const struct sampled_stack *stack);
+
+/* Load the BPF object and attach to every online CPU.  Returns 0 or -errno. */
+int sampler_open(struct sampler **sp, const struct sampler_config *config);
+void sampler_close(struct sampler *s);
+
+/* Attach (true) or detach every perf event; detached costs nothing. */
+int sampler_set_enabled(struct sampler *s, bool enabled);
+/* Re-open the perf events at a new rate; on error the old rate stays. */
+int sampler_set_frequency(struct sampler *s, unsigned frequency_hz);
+/* Select processes: npids == 0 with all == true samples every process. */
+int sampler_set_filter(struct sampler *s, bool all, const pid_t *tgids, size_t npids);
+/* Change heat map slices; resets the heat map counters. */
+int sampler_set_heatmap_slots(struct sampler *s, unsigned slots);
+
+/*
+ * Switch the BPF program to the other generation, then hand every stack of
+ * the retired generation to fn and empty it.  No sample is lost in between.
+ */
+int sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg);
+
+int sampler_read_stats(struct sampler *s, struct sampler_stats *stats);
+/* Cumulative per-slot counts, summed over CPUs; slots[0..n-1]. */
+int sampler_read_heatmap(struct sampler *s, uint64_t *slots, unsigned n);
+
+#endif /* SAMPLER_H */

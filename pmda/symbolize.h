@@ -1,0 +1,53 @@
+/*
+ * symbolize.h - turn sampled addresses into DeepFlow-style frame names.
+ *
+ * Names produced (see docs/design.md "Frame naming"):
+ *   "[k] func"             kernel function (module symbols too)
+ *   "[l] func"             function in a shared library
+ *   "func"                 function in the process's executable
+ *   "[/path/to/module]"    module known, symbol not
+ *   "[unknown] 0x%016lx"   nothing known
+ * A ';' in a name becomes ',' and control characters become '?', so that
+ * folded lines stay parseable.  Names are demangled (C++, Rust).
+ */
+#ifndef SYMBOLIZE_H
+#define SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbolizer;
+
+struct symbolizer_stats {
+	uint64_t	kernel_lookups;
+	uint64_t	user_lookups;
+	uint64_t	misses;		/* addresses that got a fallback name */
+	uint64_t	lost_processes;	/* /proc/PID gone before we could read maps */
+	uint64_t	cache_hits;
+	uint64_t	cache_misses;
+	uint64_t	cache_evictions;
+	uint64_t	cache_bytes;	/* current size of the ELF + process caches */
+};
+
+/* cache_limit_bytes bounds the ELF symbol and process caches (LRU). */
+struct symbolizer *symbolizer_new(size_t cache_limit_bytes);
+void symbolizer_free(struct symbolizer *s);
+
+/* Write the name of a kernel address into buf (always NUL-terminated). */
+void symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len);
+/* Write the name of a user address of process tgid into buf. */
+void symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len);
+
+/* A process was just exec'd or seen for the first time: capture its maps now,
+ * while /proc/PID exists.  Cheap when already known. */
+void symbolizer_note_process(struct symbolizer *s, pid_t tgid);
+/* Drop process entries whose processes have exited (called once per drain). */
+void symbolizer_collect(struct symbolizer *s);
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+/* Make an arbitrary name safe as one folded frame, in place. */
+void frame_name_sanitize(char *name);
+
+#endif /* SYMBOLIZE_H */
