@@ -1,7 +1,8 @@
 /*
  * tree_index.c - the two hash indexes used while stacks are added: function
  * names (interned once in an arena) and children by (parent, function).
- * Both are open addressing with linear probing, kept at most half full.
+ * Both are open addressing with linear probing: names at most half full,
+ * children at most 3/4 (its slots are most of the build-time memory).
  * A root's parent is NO_INDEX.  Both are freed before finishing.
  */
 #include <errno.h>
@@ -216,7 +217,7 @@ tree_child_node(struct flame_tree *t, uint32_t parent, uint32_t function, uint32
 	s->parent = parent;
 	s->function = function;
 	s->node = *id + 1;
-	if (++t->children_count * 2 > t->children_mask + 1)
+	if (++t->children_count * 4 > (t->children_mask + 1) * 3)
 		return children_grow(t);
 	return 0;
 }
