@@ -63,13 +63,23 @@ flame_tree_free(struct flame_tree *t)
 	free(t);
 }
 
-/* How many leading frames of path are those of the previous stack. */
+void
+flame_tree_set_object_leaves(struct flame_tree *t, int on)
+{
+	t->object_leaves = on;
+}
+
+/* How many leading frames of path are those of the previous stack.  With
+ * object leaves a last frame differs in type from the same name above it,
+ * so neither stack's last frame is taken from the cache. */
 static size_t
 shared_prefix(const struct flame_tree *t, const char *const *path, size_t n)
 {
-	size_t	i = 0;
+	size_t	i = 0, limit = n < t->last_len ? n : t->last_len;
 
-	while (i < n && i < t->last_len && strcmp(path[i], t->last[i].name) == 0)
+	if (t->object_leaves && limit > 0)
+		limit--;
+	while (i < limit && strcmp(path[i], t->last[i].name) == 0)
 		i++;
 	return i;
 }
@@ -92,7 +102,10 @@ flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 	t->last_len = i = shared_prefix(t, path, n);
 	parent = i ? t->last[i - 1].node : NO_INDEX;
 	for (; i < n; i++) {
-		if ((sts = tree_intern_function(t, path[i], i == 0, &fid)) < 0 ||
+		char type = t->object_leaves && i == n - 1 && i > 0 ? 'O' :
+			    function_type(path[i], i == 0);
+
+		if ((sts = tree_intern_function(t, path[i], type, &fid)) < 0 ||
 		    (sts = tree_child_node(t, parent, fid, &nid)) < 0)
 			return sts;
 		t->last[i].name = t->functions[fid].name;

@@ -42,6 +42,12 @@ void flame_tree_free(struct flame_tree *t);
  */
 int flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 		   uint64_t samples, uint64_t value_us);
+/*
+ * Memory profiles (DeepFlow's mem-* events): type every stack's last frame
+ * 'O' (the allocated object) instead of by its name.  Call before adding.
+ */
+void flame_tree_set_object_leaves(struct flame_tree *t, int on);
+
 /* Sort, number and total the tree; no flame_tree_add() afterwards.
  * Returns 0, -EINVAL if already finished, or -ENOMEM. */
 int flame_tree_finish(struct flame_tree *t);

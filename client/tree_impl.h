@@ -48,12 +48,13 @@ struct flame_tree {
 	size_t			last_len, last_cap;
 
 	uint32_t		max_depth;
+	int			object_leaves;	/* last frame of a stack is 'O' */
 	int			finished;
 };
 
 int tree_index_init(struct flame_tree *t);
 void tree_index_free(struct flame_tree *t);
-int tree_intern_function(struct flame_tree *t, const char *name, int is_root, uint32_t *id);
+int tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t *id);
 int tree_child_node(struct flame_tree *t, uint32_t parent, uint32_t function, uint32_t *id);
 int tree_grow(void **array, size_t *cap, size_t need, size_t elem);
 

@@ -143,9 +143,8 @@ new_function(struct flame_tree *t, const char *name, char type, uint32_t *id)
 }
 
 int
-tree_intern_function(struct flame_tree *t, const char *name, int is_root, uint32_t *id)
+tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t *id)
 {
-	char			type = function_type(name, is_root);
 	uint32_t		h = hash_name(name, type);
 	size_t			j = h & t->names_mask;
 	struct name_slot	*s;

@@ -224,6 +224,35 @@ test_shared_prefixes(void)
 	flame_tree_free(t);
 }
 
+/* Memory profiles: the last frame of each stack is an object, type O, a
+ * different function from the same name inside a stack. */
+static void
+test_object_leaves(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	const char		*a[] = { "java", "alloc", "byte[]" };
+	const char		*b[] = { "java", "alloc" };
+	const char		*c[] = { "java", "alloc", "byte[]", "inner" };
+
+	flame_tree_set_object_leaves(t, 1);
+	CHECK_INT(flame_tree_add(t, a, 3, 1, 1), 0);
+	CHECK_INT(flame_tree_add(t, b, 2, 1, 1), 0);	/* alloc as a leaf */
+	CHECK_INT(flame_tree_add(t, c, 4, 1, 1), 0);	/* byte[] inside */
+	CHECK_INT(flame_tree_finish(t), 0);
+	/* java; alloc(A) -> byte[](A) -> inner(O), byte[](O); alloc(O) */
+	CHECK_INT(flame_tree_nnodes(t), 6);
+	CHECK_INT(flame_tree_nfunctions(t), 6);
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 0)->function)->type, 'P');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 1)->function)->type, 'A');
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 2)->function)->name, "byte[]");
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 2)->function)->type, 'A');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 3)->function)->type, 'O');
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 4)->function)->name, "byte[]");
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 4)->function)->type, 'O');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 5)->function)->type, 'O');
+	flame_tree_free(t);
+}
+
 static void
 test_bad_calls(void)
 {
@@ -293,6 +322,7 @@ main(void)
 	test_order_independent();
 	test_forest();
 	test_shared_prefixes();
+	test_object_leaves();
 	test_bad_calls();
 	test_many_stacks();
 	return unit_report("test_tree");
