@@ -3,7 +3,9 @@
 // flame graph, zoom by click, reset, regex search, the view restored from
 // the URL, and a process whose name is an HTML/script injection attempt.
 //
-//   node flame_site.js BASE_URL SCREENSHOT_PREFIX
+//   node flame_site.js BASE_URL SCREENSHOT_PREFIX [ICICLE_PATH]
+//
+// ICICLE_PATH is the same nginx profile drawn with --inverted.
 //
 // Prints one line per observation, stable from run to run, for qa/300.out.
 // Fails (exit 1) only on errors of the harness itself; the checks are in
@@ -15,7 +17,7 @@ const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [base, shotPrefix] = process.argv.slice(2);
+const [base, shotPrefix, iciclePath] = process.argv.slice(2);
 const dialogs = [];		// every dialog any page opened
 const pageErrors = [];		// uncaught exceptions in the pages
 const external = [];		// requests that tried to leave 127.0.0.1
@@ -116,6 +118,18 @@ async function checkZoomAndSearch(page, svgUrl) {
 		'matched', await page.locator('#matched').textContent());
 }
 
+// Root at the top: zoom must still widen callees and dim callers.
+async function checkIcicle(page, svgUrl) {
+	await page.goto(svgUrl);
+	const root = page.locator('#frames > g > rect').first();
+	const main = frame(page, 'main');
+	say('icicle: root y', await root.getAttribute('y'), 'main y', await main.locator('rect').getAttribute('y'));
+	await main.click();
+	say('icicle zoom: main width', await main.locator('rect').getAttribute('width'),
+		'hidden', await countOf(page, '#frames > g.hide'),
+		'dimmed callers', await countOf(page, '#frames > g.parent'));
+}
+
 async function checkHostile(page, svgUrl) {
 	await page.goto(svgUrl);
 	const root = page.locator('#frames > g').first();
@@ -141,6 +155,8 @@ async function main() {
 		if (!nginx || !hostile)
 			throw new Error('index lacks the nginx or the hostile profile');
 		await checkZoomAndSearch(page, nginx.svg);
+		if (iciclePath)
+			await checkIcicle(page, `${base}/${iciclePath}`);
 		await checkHostile(page, hostile.svg);
 		say('dialogs', JSON.stringify(dialogs));
 		say('page errors', JSON.stringify(pageErrors));
