@@ -61,6 +61,7 @@ struct tally {
 	pid_t		self, watch;	/* watch: another tgid to look for */
 	uint64_t	self_samples, other_samples, watch_samples;
 	uint64_t	leaf_in_burn, with_user_stack, comm_ok;
+	uint64_t	named_thread;	/* comm "burner", pcomm ours, tid != tgid */
 	uint64_t	entries;
 	pid_t		tid_seen[8];
 	int		ntids;
@@ -87,6 +88,9 @@ count_stack(void *arg, const struct sampled_stack *st)
 	prctl(PR_GET_NAME, comm);
 	if (strncmp(st->key->pcomm, comm, sizeof(comm)) == 0)
 		t->comm_ok += st->count;
+	if (strncmp(st->key->comm, "burner", sizeof(comm)) == 0 && st->key->tid != st->key->tgid &&
+	    strncmp(st->key->pcomm, comm, sizeof(comm)) == 0)
+		t->named_thread += st->count;
 	for (int i = 0; i < t->ntids; i++)
 		if (t->tid_seen[i] == (pid_t)st->key->tid)
 			return;
@@ -183,6 +187,7 @@ test_samples_arrive(void)
 static void *
 burn_thread(void *arg)
 {
+	pthread_setname_np(pthread_self(), "burner");
 	burn_cpu(*(double *)arg);
 	return NULL;
 }
@@ -216,14 +221,17 @@ test_drains_lose_nothing(void)
 	s1 = st.stat[SP_STAT_SAMPLES];
 
 	printf("drains_lose_nothing: %d drains during the burn, drained %llu, counted %llu, "
-	       "threads %d\n", drains + 1, (unsigned long long)t.self_samples,
-	       (unsigned long long)(s1 - s0), t.ntids);
+	       "threads %d, %llu as thread \"burner\" of our process\n", drains + 1,
+	       (unsigned long long)t.self_samples, (unsigned long long)(s1 - s0), t.ntids,
+	       (unsigned long long)t.named_thread);
 	CHECK(drains >= 10);
 	CHECK_INT(st.drains - drains0, drains + 1);
 	CHECK(t.self_samples > 100);
 	CHECK_INT(t.self_samples, s1 - s0);
 	CHECK_INT(t.other_samples, 0);
 	CHECK(t.ntids >= 1);
+	/* the thread's samples carry its own name and the process's name */
+	CHECK(t.named_thread >= t.self_samples * 90 / 100);
 }
 
 static pid_t
