@@ -419,6 +419,103 @@ test_controls(void)
 	CHECK(within(self_rate(0.6, &all), FREQ, 0.25));
 }
 
+/* ~4096 straight-line statements: each sample's innermost ip, so its user
+ * stack and its key, is almost always new. */
+#define STEP	x = x * 2654435761u + 1;
+#define STEP16	STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP
+#define STEP256	STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 \
+		STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16
+__attribute__((noinline)) static unsigned
+burn_wide(double seconds)
+{
+	double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + seconds;
+	volatile unsigned x = 1;
+
+	do {
+		STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256
+		STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256
+	} while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end);
+	return x;
+}
+
+struct overload_tally {
+	uint64_t	samples, with_user_stack, via_overflow, entries;
+};
+
+static void
+count_overload(void *arg, const struct sampled_stack *st)
+{
+	struct overload_tally *t = arg;
+
+	if ((pid_t)st->key->tgid != getpid())
+		return;
+	t->entries++;
+	t->samples += st->count;
+	if (st->nuser > 0)
+		t->with_user_stack += st->count;
+	if (st->key->user_stack_id >= 0 && (st->key->user_stack_id & SP_STACK_OVERFLOW) &&
+	    st->nuser > 0)
+		t->via_overflow += st->count;
+}
+
+/*
+ * Far more distinct stacks than the smallest maps hold, in one generation:
+ * losses are counted, never silent (drained + MAP_FULL == SAMPLES), stack
+ * collisions are counted and partly rescued by the overflow map, and the
+ * drain leaves the maps empty for the next generation.
+ */
+static void
+test_overload(void)
+{
+	struct sampler_config small = { .frequency_hz = 1, .interval_ms = 1, .heatmap_slots = 50 };
+	struct overload_tally t = { 0 }, after = { 0 };
+	struct sampler_stats a, b, c;
+	struct sampler *o;
+	pid_t self = getpid();
+
+	CHECK_INT(sampler_open(&o, &small), 0);
+	if (!o)
+		return;
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	CHECK_INT(sampler_set_frequency(o, 4000), 0);
+	sampler_read_stats(o, &a);
+	burn_wide(0.8);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_overload, &t), 0);
+	sampler_read_stats(o, &b);
+	/* a second generation, lightly used: maps must have been emptied */
+	CHECK_INT(sampler_drain(o, count_overload, &after), 0);
+	CHECK_INT(sampler_set_frequency(o, 99), 0);
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	burn_cpu(0.5);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_overload, &after), 0);
+	CHECK_INT(sampler_drain(o, count_overload, &after), 0);
+	sampler_read_stats(o, &c);
+	sampler_close(o);
+
+	printf("overload: %llu samples, %llu drained in %llu keys, %llu map full, "
+	       "%llu user stack collisions, %llu via overflow map; after: %llu samples, "
+	       "%llu with user stack, %llu collisions\n",
+	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
+	       (unsigned long long)t.samples, (unsigned long long)t.entries,
+	       (unsigned long long)(b.stat[SP_STAT_MAP_FULL] - a.stat[SP_STAT_MAP_FULL]),
+	       (unsigned long long)(b.stat[SP_STAT_USTACK_COLLISION] - a.stat[SP_STAT_USTACK_COLLISION]),
+	       (unsigned long long)t.via_overflow, (unsigned long long)after.samples,
+	       (unsigned long long)after.with_user_stack,
+	       (unsigned long long)(c.stat[SP_STAT_USTACK_COLLISION] - b.stat[SP_STAT_USTACK_COLLISION]));
+	CHECK(b.stat[SP_STAT_MAP_FULL] > a.stat[SP_STAT_MAP_FULL]);
+	CHECK_INT(t.samples + (b.stat[SP_STAT_MAP_FULL] - a.stat[SP_STAT_MAP_FULL]) +
+		  (b.stat[SP_STAT_GEN_BUSY] - a.stat[SP_STAT_GEN_BUSY]),
+		  b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK(b.stat[SP_STAT_USTACK_COLLISION] > a.stat[SP_STAT_USTACK_COLLISION]);
+	CHECK(t.via_overflow > 0);
+	CHECK(after.samples > 0);
+	CHECK_INT(after.with_user_stack, after.samples);
+	CHECK_INT(c.stat[SP_STAT_USTACK_COLLISION] - b.stat[SP_STAT_USTACK_COLLISION], 0);
+	CHECK_INT(c.stat[SP_STAT_MAP_FULL] - b.stat[SP_STAT_MAP_FULL], 0);
+}
+
 /* Bad arguments are refused and change nothing. */
 static void
 test_bad_input(void)
@@ -460,5 +557,6 @@ main(void)
 	test_controls();
 	test_bad_input();
 	sampler_close(s);
+	test_overload();
 	return unit_report("test_sampler");
 }
