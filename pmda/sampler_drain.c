@@ -270,5 +270,6 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 		return err;	/* stacks kept: the keys left still name them */
 	clear_stacks(s, old);
 	s->drains++;
+	(void)sampler_cpus_refresh(s);	/* CPUs that came online since */
 	return 0;
 }

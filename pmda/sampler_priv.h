@@ -28,6 +28,7 @@ struct sampler {
 	bool			enabled;
 	int			ncpus;		/* possible CPUs */
 	struct bpf_link		**perf_links;	/* [ncpus], NULL where offline */
+	char			online[256];	/* online CPU list when they were opened */
 	struct bpf_link		*exec_link;
 	struct ring_buffer	*execs;
 	void			(*exec_fn)(void *, pid_t);
@@ -48,6 +49,7 @@ struct sampler {
 int sampler_cpus_attach(struct sampler *s, unsigned frequency_hz);
 void sampler_cpus_detach(struct sampler *s);
 int sampler_cpus_probe(struct sampler *s, unsigned frequency_hz);
+int sampler_cpus_refresh(struct sampler *s);
 
 /* sampler_drain.c */
 int sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow);
