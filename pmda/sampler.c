@@ -144,6 +144,7 @@ sampler_open(struct sampler **sp, const struct sampler_config *config)
 	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->cfg = *config;
+	s->online_fd = -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		err = s->ncpus < 0 ? s->ncpus : -ENODEV;
@@ -169,6 +170,8 @@ sampler_close(struct sampler *s)
 		sampler_set_enabled(s, false);
 	ring_buffer__free(s->execs);
 	stackprof_bpf__destroy(s->skel);
+	if (s->online_fd >= 0)
+		close(s->online_fd);
 	sampler_cache_free(&s->cache);
 	free(s->keys);
 	free(s->values);

@@ -71,15 +71,17 @@ destroy_links(struct bpf_link **links, int n)
 	}
 }
 
-/* The online CPU list, e.g. "0-3,6"; "" if it cannot be read. */
+/* The online CPU list, e.g. "0-3,6"; "" if it cannot be read.  The file
+ * stays open: pread() regenerates it for a fraction of an open(). */
 static void
-read_online(char *buf, size_t size)
+read_online(struct sampler *s, char *buf, size_t size)
 {
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+	ssize_t n = -1;
 
-	if (fd >= 0)
-		close(fd);
+	if (s->online_fd < 0)
+		s->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (s->online_fd >= 0)
+		n = pread(s->online_fd, buf, size - 1, 0);
 	buf[n > 0 ? n : 0] = '\0';
 }
 
@@ -120,7 +122,7 @@ sampler_cpus_attach(struct sampler *s, unsigned frequency_hz)
 
 	if (!fds || !links)
 		goto out;
-	read_online(online, sizeof(online));	/* before opening: a change meanwhile shows next time */
+	read_online(s, online, sizeof(online));	/* before opening: a change meanwhile shows next time */
 	err = open_all(s->ncpus, frequency_hz, fds);
 	if (err)
 		goto out;
@@ -163,7 +165,7 @@ sampler_cpus_refresh(struct sampler *s)
 
 	if (!s->enabled)
 		return 0;
-	read_online(online, sizeof(online));
+	read_online(s, online, sizeof(online));
 	if (strcmp(online, s->online) == 0 && s->perf_links)
 		return 0;
 	return sampler_cpus_attach(s, s->cfg.frequency_hz);

@@ -29,6 +29,7 @@ struct sampler {
 	int			ncpus;		/* possible CPUs */
 	struct bpf_link		**perf_links;	/* [ncpus], NULL where offline */
 	char			online[256];	/* online CPU list when they were opened */
+	int			online_fd;	/* /sys/devices/system/cpu/online or -1 */
 	struct bpf_link		*exec_link;
 	struct ring_buffer	*execs;
 	void			(*exec_fn)(void *, pid_t);
