@@ -308,16 +308,22 @@ sampler_set_heatmap_slots(struct sampler *s, unsigned slots)
 	return 0;
 }
 
+static int
+read_heatmap_percpu(struct sampler *s, unsigned n)
+{
+	__u32 zero = 0;
+
+	if (n > SP_HEATMAP_MAX_SLOTS)
+		return -EINVAL;
+	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.heatmap), &zero, s->percpu);
+}
+
 int
 sampler_read_heatmap(struct sampler *s, uint64_t *slots, unsigned n)
 {
 	const struct sp_heatmap *percpu = s->percpu;
-	__u32 zero = 0;
-	int err;
+	int err = read_heatmap_percpu(s, n);
 
-	if (n > SP_HEATMAP_MAX_SLOTS)
-		return -EINVAL;
-	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.heatmap), &zero, s->percpu);
 	if (err < 0)
 		return err;
 	for (unsigned i = 0; i < n; i++) {
@@ -326,6 +332,26 @@ sampler_read_heatmap(struct sampler *s, uint64_t *slots, unsigned n)
 			slots[i] += percpu[cpu].slot[i];
 	}
 	return 0;
+}
+
+int
+sampler_read_heatmap_cpus(struct sampler *s, uint64_t *rows, unsigned n, unsigned ncpus)
+{
+	const struct sp_heatmap *percpu = s->percpu;
+	int err = read_heatmap_percpu(s, n);
+	unsigned rowsfilled = ncpus < (unsigned)s->ncpus ? ncpus : (unsigned)s->ncpus;
+
+	if (err < 0)
+		return err;
+	for (unsigned cpu = 0; cpu < rowsfilled; cpu++)
+		memcpy(rows + (size_t)cpu * n, percpu[cpu].slot, n * sizeof(*rows));
+	return (int)rowsfilled;
+}
+
+int
+sampler_possible_cpus(struct sampler *s)
+{
+	return s->ncpus;
 }
 
 int

@@ -76,6 +76,10 @@ int sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg);
 int sampler_read_stats(struct sampler *s, struct sampler_stats *stats);
 /* Cumulative per-slot counts, summed over CPUs; slots[0..n-1]. */
 int sampler_read_heatmap(struct sampler *s, uint64_t *slots, unsigned n);
+/* The same per CPU: rows[cpu * n + i] for cpu < min(ncpus, possible CPUs);
+ * returns how many CPU rows it filled.  sampler_possible_cpus() sizes it. */
+int sampler_read_heatmap_cpus(struct sampler *s, uint64_t *rows, unsigned n, unsigned ncpus);
+int sampler_possible_cpus(struct sampler *s);
 
 /*
  * Exec notification: every exec on the host (whatever the filter, since a

@@ -327,6 +327,20 @@ test_heatmap(void)
 	CHECK(sum > 0);
 	CHECK_INT(sum, s1 - s0);
 	CHECK(early >= sum * 80 / 100);
+	/* per-CPU rows add up to the summed heat map */
+	{
+		int ncpus = sampler_possible_cpus(s);
+		uint64_t *rows = calloc((size_t)ncpus * 50, sizeof(*rows)), rowsum = 0;
+
+		CHECK(ncpus > 0 && rows != NULL);
+		if (rows) {
+			CHECK_INT(sampler_read_heatmap_cpus(s, rows, 50, ncpus), ncpus);
+			for (int i = 0; i < ncpus * 50; i++)
+				rowsum += rows[i];
+			CHECK_INT(rowsum, sum);
+			free(rows);
+		}
+	}
 	CHECK_INT(sampler_set_heatmap_slots(s, 0), -EINVAL);
 	CHECK_INT(sampler_set_heatmap_slots(s, SP_HEATMAP_MAX_SLOTS + 1), -EINVAL);
 	CHECK_INT(sampler_read_heatmap(s, slots, SP_HEATMAP_MAX_SLOTS + 1), -EINVAL);
