@@ -145,6 +145,8 @@ sampler_open(struct sampler **sp, const struct sampler_config *config)
 		return -ENOMEM;
 	s->cfg = *config;
 	s->online_fd = -1;
+	/* the drain path of kernels without batch map ops, forced for tests */
+	s->no_batch = getenv("STACKPROF_SAMPLER_NO_BATCH") != NULL;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		err = s->ncpus < 0 ? s->ncpus : -ENODEV;

@@ -230,22 +230,32 @@ drain_counts(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
 	return drain_iterate(s, fd, gen, fn, arg);
 }
 
-/* Delete the stacks read, then any nobody referenced (their sample was
- * lost to a full count map), so the next use of gen starts empty. */
+/* Forget the stacks read (ids mean other stacks in the other generation);
+ * with delete, also remove them from gen's maps. */
 static void
-clear_stacks(struct sampler *s, int gen)
+cache_reset(struct sampler *s, int gen, bool delete)
 {
 	struct stack_cache *c = &s->cache;
-	__u32 id;
 
 	for (uint32_t i = 0; i < c->used; i++) {
 		int m = (c->id_of_slot[i] & SP_STACK_OVERFLOW) ? 1 : 0;
 		__u32 raw = c->id_of_slot[i] & ~SP_STACK_OVERFLOW;
 
-		bpf_map_delete_elem(bpf_map__fd(stack_map(s, gen, m)), &raw);
+		if (delete)
+			bpf_map_delete_elem(bpf_map__fd(stack_map(s, gen, m)), &raw);
 		c->slot_of_id[m][raw] = -1;
 	}
 	c->used = 0;
+}
+
+/* Delete the stacks read, then any nobody referenced (their sample was
+ * lost to a full count map), so the next use of gen starts empty. */
+static void
+clear_stacks(struct sampler *s, int gen)
+{
+	__u32 id;
+
+	cache_reset(s, gen, true);
 	for (int m = 0; m < 2; m++) {
 		int fd = bpf_map__fd(stack_map(s, gen, m));
 
@@ -266,8 +276,10 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 	wait_until_zero(&bss->inflight[old]);
 	sampler_refresh_clock(s);
 	err = drain_counts(s, old, fn, arg);
-	if (err < 0)
-		return err;	/* stacks kept: the keys left still name them */
+	if (err < 0) {
+		cache_reset(s, old, false);	/* stacks kept: keys left name them */
+		return err;
+	}
 	clear_stacks(s, old);
 	s->drains++;
 	(void)sampler_cpus_refresh(s);	/* CPUs that came online since */

@@ -544,6 +544,41 @@ test_overload(void)
 	CHECK_INT(c.stat[SP_STAT_MAP_FULL] - b.stat[SP_STAT_MAP_FULL], 0);
 }
 
+/* The drain of kernels without batch map ops (get_next_key, lookup,
+ * delete) is as exact as the batch one. */
+static void
+test_drain_without_batch(void)
+{
+	struct sampler_config cfg = { .frequency_hz = FREQ, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct tally t = { .self = getpid() }, empty = { .self = getpid() };
+	struct sampler_stats a, b;
+	struct sampler *o;
+	pid_t self = getpid();
+
+	setenv("STACKPROF_SAMPLER_NO_BATCH", "1", 1);
+	CHECK_INT(sampler_open(&o, &cfg), 0);
+	unsetenv("STACKPROF_SAMPLER_NO_BATCH");
+	if (!o)
+		return;
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	sampler_read_stats(o, &a);
+	burn_cpu(0.5);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_stack, &t), 0);
+	CHECK_INT(sampler_drain(o, count_stack, &t), 0);
+	CHECK_INT(sampler_drain(o, count_stack, &empty), 0);
+	sampler_read_stats(o, &b);
+	sampler_close(o);
+	printf("drain_without_batch: drained %llu, counted %llu, %llu with user stack\n",
+	       (unsigned long long)t.self_samples,
+	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
+	       (unsigned long long)t.with_user_stack);
+	CHECK(t.self_samples > 50);
+	CHECK_INT(t.self_samples, b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(t.with_user_stack, t.self_samples);
+	CHECK_INT(empty.entries, 0);
+}
+
 /* Bad arguments are refused and change nothing. */
 static void
 test_bad_input(void)
@@ -586,5 +621,6 @@ main(void)
 	test_bad_input();
 	sampler_close(s);
 	test_overload();
+	test_drain_without_batch();
 	return unit_report("test_sampler");
 }
