@@ -6,9 +6,10 @@
  *                filter, take kernel and user stack ids, count the sample
  *                under its sp_stack_key in the current generation's hash,
  *                count its wall-clock slice in the heat map.
- * exec_notify()  sched_process_exec raw tracepoint (no tracefs needed): pushes the tgid of every
- *                exec into a ring buffer so the PMDA can read the new
- *                process's maps (and re-evaluate its process filter) early.
+ * exec_notify()  sched_process_exec raw tracepoint (raw: needs no tracefs):
+ *                pushes the tgid of every exec into a ring buffer so the
+ *                PMDA can read the new process's maps (and re-evaluate its
+ *                process filter) early.
  *
  * Generations: user space drains generation g while this program writes
  * generation g^1.  To know when no program still writes g, every sample

@@ -145,8 +145,10 @@ sampler_open(struct sampler **sp, const struct sampler_config *config)
 		return -ENOMEM;
 	s->cfg = *config;
 	s->online_fd = -1;
-	/* the drain path of kernels without batch map ops, forced for tests */
+	/* the drain path of kernels without batch map ops (nor stack map
+	 * lookup-and-delete), forced for tests */
 	s->no_batch = getenv("STACKPROF_SAMPLER_NO_BATCH") != NULL;
+	s->no_stack_take = s->no_batch;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		err = s->ncpus < 0 ? s->ncpus : -ENODEV;

@@ -40,6 +40,7 @@ struct sampler {
 	struct sp_stack_key	*keys;		/* [count_entries] */
 	uint64_t		*values;	/* [count_entries] */
 	bool			no_batch;	/* kernel refused batch ops */
+	bool			no_stack_take;	/* ... lookup-and-delete on stack maps */
 	struct stack_cache	cache;
 	uint64_t		drains;
 	void			*percpu;	/* one per-CPU map value, [ncpus] */

@@ -292,10 +292,10 @@ burn_early_in_seconds(int seconds)
 
 		clock_gettime(CLOCK_REALTIME, &now);
 		usleep((1000000000L - now.tv_nsec) / 1000 + 2000);	/* next second */
-		do {
-			burn_cpu(0.005);
+		do {	/* small steps: stop well inside the first 200 ms */
+			burn_cpu(0.002);
 			clock_gettime(CLOCK_REALTIME, &now);
-		} while (now.tv_nsec < 190000000L);
+		} while (now.tv_nsec < 180000000L);
 	}
 }
 
