@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include "unit.h"
@@ -579,6 +580,65 @@ test_drain_without_batch(void)
 	CHECK_INT(empty.entries, 0);
 }
 
+/* Open fds of this process whose link target contains `kind`. */
+static int
+count_fds(const char *kind)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], target[128];
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = '\0';
+			n += strstr(target, kind) != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A PMDA runs for months: disabling leaves no perf event, rate changes
+ * leak nothing, closing leaves no BPF object behind. */
+static void
+test_no_leaks(void)
+{
+	struct sampler_config cfg = { .frequency_hz = 99, .interval_ms = 1000, .heatmap_slots = 50 };
+	int bpf0 = count_fds("bpf"), perf0 = count_fds("perf_event"), perf1, bpf1, bpf2;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct sampler *o;
+
+	CHECK_INT(sampler_open(&o, &cfg), 0);
+	if (!o)
+		return;
+	CHECK_INT(count_fds("perf_event") - perf0, ncpus);
+	bpf1 = count_fds("bpf");
+	for (unsigned hz = 50; hz < 70; hz++)
+		CHECK_INT(sampler_set_frequency(o, hz), 0);
+	CHECK(sampler_set_frequency(o, 10000000) < 0);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_set_filter(o, true, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, discard, NULL), 0);
+	perf1 = count_fds("perf_event") - perf0;
+	bpf2 = count_fds("bpf");
+	CHECK_INT(sampler_set_enabled(o, false), 0);
+	printf("no_leaks: %d perf events on %ld CPUs after 21 rate changes, %d disabled; "
+	       "bpf fds %d -> %d\n", perf1, ncpus, count_fds("perf_event") - perf0,
+	       bpf1 - bpf0, bpf2 - bpf0);
+	CHECK_INT(perf1, ncpus);
+	CHECK_INT(bpf2, bpf1);
+	CHECK_INT(count_fds("perf_event"), perf0);
+	sampler_close(o);
+	CHECK_INT(count_fds("bpf"), bpf0);
+	CHECK_INT(count_fds("perf_event"), perf0);
+}
+
 /* Bad arguments are refused and change nothing. */
 static void
 test_bad_input(void)
@@ -622,5 +682,6 @@ main(void)
 	sampler_close(s);
 	test_overload();
 	test_drain_without_batch();
+	test_no_leaks();
 	return unit_report("test_sampler");
 }
