@@ -110,8 +110,9 @@ load(struct sampler *s)
 	s->skel = stackprof_bpf__open();
 	if (!s->skel)
 		return -errno ? -errno : -EINVAL;
-	s->skel->rodata->have_tai = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT,
-						BPF_FUNC_ktime_get_tai_ns, NULL) > 0;
+	/* STACKPROF_SAMPLER_NO_TAI forces the older kernels' clock, for tests */
+	s->skel->rodata->have_tai = !getenv("STACKPROF_SAMPLER_NO_TAI") &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_ktime_get_tai_ns, NULL) > 0;
 	err = size_maps(s);
 	if (err)
 		return err;

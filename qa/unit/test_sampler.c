@@ -285,6 +285,25 @@ test_filter(void)
 }
 
 /* Burn only during the first 200 ms of each wall-clock second. */
+static void test_heatmap(const char *clock);
+
+/* Kernels without bpf_ktime_get_tai_ns: monotonic clock plus the offset
+ * user space refreshes at each drain puts samples in the same slots. */
+static void
+test_heatmap_without_tai(void)
+{
+	struct sampler_config cfg = { .frequency_hz = FREQ, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct sampler *saved = s;
+
+	setenv("STACKPROF_SAMPLER_NO_TAI", "1", 1);
+	CHECK_INT(sampler_open(&s, &cfg), 0);
+	unsetenv("STACKPROF_SAMPLER_NO_TAI");
+	if (s)
+		test_heatmap("monotonic + offset");
+	sampler_close(s);
+	s = saved;
+}
+
 static void
 burn_early_in_seconds(int seconds)
 {
@@ -302,7 +321,7 @@ burn_early_in_seconds(int seconds)
 
 /* The heat map counts exactly the selected samples, in wall-clock slots. */
 static void
-test_heatmap(void)
+test_heatmap(const char *clock)
 {
 	uint64_t slots[50], sum = 0, early = 0, s0, s1;
 
@@ -323,7 +342,7 @@ test_heatmap(void)
 		if (i < 10)
 			early += slots[i];
 	}
-	printf("heatmap: %llu samples, %llu in heat map, %llu in slots 0-9\n",
+	printf("heatmap (%s): %llu samples, %llu in heat map, %llu in slots 0-9\n", clock,
 	       (unsigned long long)(s1 - s0), (unsigned long long)sum, (unsigned long long)early);
 	CHECK(sum > 0);
 	CHECK_INT(sum, s1 - s0);
@@ -675,7 +694,7 @@ main(void)
 	test_samples_arrive();
 	test_drains_lose_nothing();
 	test_filter();
-	test_heatmap();
+	test_heatmap("TAI");
 	test_exec_notify();
 	test_controls();
 	test_bad_input();
@@ -683,5 +702,6 @@ main(void)
 	test_overload();
 	test_drain_without_batch();
 	test_no_leaks();
+	test_heatmap_without_tai();
 	return unit_report("test_sampler");
 }
