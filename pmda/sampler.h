@@ -66,6 +66,19 @@ int sampler_set_filter(struct sampler *s, bool all, const pid_t *tgids, size_t n
 int sampler_set_heatmap_slots(struct sampler *s, unsigned slots);
 
 /*
+ * Apply rate, interval and heat map slices together.  The maps are sized
+ * at open from CPUs x rate x interval; when the new values need other
+ * sizes, a new BPF object takes over, sharing the filter, the cumulative
+ * counters, the heat map and the exec queue (sampler_exec_fd stays valid),
+ * and every stack the old object still held is handed to fn first, as a
+ * drain would.  Otherwise only the rate and slices change.  A refused rate
+ * leaves everything as it was.  Call it (not set_frequency alone) when the
+ * rate or interval grows, or the maps may fill (SP_STAT_MAP_FULL).
+ */
+int sampler_reconfigure(struct sampler *s, const struct sampler_config *config,
+			sampler_stack_fn fn, void *arg);
+
+/*
  * Switch the BPF program to the other generation, then hand every stack of
  * the retired generation to fn and empty it.  No sample is lost in between:
  * the counts handed out sum to the rise of SP_STAT_SAMPLES minus what

@@ -285,6 +285,20 @@ clear_stacks(struct sampler *s, int gen)
 	}
 }
 
+/* Hand every stack of gen, which no program writes, to fn and empty it. */
+int
+sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
+{
+	int err = drain_counts(s, gen, fn, arg);
+
+	if (err < 0) {
+		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
+		return err;
+	}
+	clear_stacks(s, gen);
+	return 0;
+}
+
 int
 sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 {
@@ -295,12 +309,9 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 	__atomic_store_n(&bss->generation, old ^ 1, __ATOMIC_SEQ_CST);
 	wait_until_zero(&bss->inflight[old]);
 	sampler_refresh_clock(s);
-	err = drain_counts(s, old, fn, arg);
-	if (err < 0) {
-		cache_reset(s, old, false);	/* stacks kept: keys left name them */
+	err = sampler_drain_generation(s, old, fn, arg);
+	if (err < 0)
 		return err;
-	}
-	clear_stacks(s, old);
 	s->drains++;
 	(void)sampler_cpus_refresh(s);	/* CPUs that came online since */
 	return 0;

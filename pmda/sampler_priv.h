@@ -47,6 +47,14 @@ struct sampler {
 	uint64_t		lost_stacks[2];	/* id in key but not in map: k, u */
 };
 
+/* sampler.c */
+struct map_sizes {
+	uint32_t	counts, stacks, overflow;	/* max_entries per generation */
+};
+struct map_sizes sampler_map_sizes(int ncpus, const struct sampler_config *c);
+int sampler_valid_config(const struct sampler_config *c);
+int sampler_load_object(struct sampler *s, const struct stackprof_bpf *share);
+
 /* sampler_cpus.c */
 int sampler_cpus_attach(struct sampler *s, unsigned frequency_hz);
 void sampler_cpus_detach(struct sampler *s);
@@ -58,5 +66,6 @@ int sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow
 void sampler_cache_free(struct stack_cache *c);
 void sampler_wait_quiescent(struct sampler *s);
 void sampler_refresh_clock(struct sampler *s);
+int sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg);
 
 #endif /* SAMPLER_PRIV_H */

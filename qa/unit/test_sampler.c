@@ -423,6 +423,23 @@ test_exec_notify(void)
 	CHECK_INT(stat_now(SP_STAT_EXEC_LOST) - lost0, 0);
 }
 
+/* Our samples per second of our CPU time while sampler o burns cpu_s. */
+static double
+self_rate_of(struct sampler *o, double cpu_s)
+{
+	struct sampler_stats a, b;
+	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	pid_t self = getpid();
+
+	sampler_read_stats(o, &a);
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	burn_cpu(cpu_s);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	sampler_read_stats(o, &b);
+	return (b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]) /
+	       (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
+}
+
 /* Our samples per second of our CPU time while burning `cpu_s`; every
  * sample of any process counts in *all (0 means nothing sampled at all). */
 static double
@@ -599,6 +616,91 @@ test_drain_without_batch(void)
 	CHECK_INT(empty.entries, 0);
 }
 
+struct reconfigure_run {
+	struct sampler	*r;
+	double		seconds;
+};
+
+static void *
+burn_named(void *arg)
+{
+	pthread_setname_np(pthread_self(), "burner");
+	burn_cpu(((struct reconfigure_run *)arg)->seconds);
+	return NULL;
+}
+
+/*
+ * A larger interval and rate need larger maps: sampling moves to a new BPF
+ * object mid-burn, nothing counted is lost (drained == SAMPLES rise), the
+ * counters and heat map carry on, the exec fd stays the same and works, and
+ * a refused rate changes nothing.
+ */
+static void
+test_reconfigure(void)
+{
+	struct sampler_config small = { .frequency_hz = 99, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct sampler_config big = { .frequency_hz = FREQ, .interval_ms = 5000, .heatmap_slots = 50 };
+	struct sampler_config bad = { .frequency_hz = 10000000, .interval_ms = 9000, .heatmap_slots = 50 };
+	struct tally t = { .self = getpid() };
+	struct reconfigure_run run = { .seconds = 1.2 };
+	struct sampler_stats a, b;
+	uint64_t heat[50], heatsum = 0;
+	struct exec_seen e = { 0 };
+	struct pollfd pfd;
+	pid_t self = getpid();
+	pthread_t th;
+	int fd0;
+
+	CHECK_INT(sampler_open(&run.r, &small), 0);
+	if (!run.r)
+		return;
+	fd0 = sampler_exec_fd(run.r);
+	CHECK_INT(sampler_set_filter(run.r, false, &self, 1), 0);
+	sampler_read_stats(run.r, &a);
+	CHECK_INT(pthread_create(&th, NULL, burn_named, &run), 0);
+	usleep(300000);
+	CHECK_INT(sampler_reconfigure(run.r, &big, count_stack, &t), 0);
+	pthread_join(th, NULL);
+	CHECK(sampler_reconfigure(run.r, &bad, count_stack, &t) < 0);
+	CHECK(within(self_rate_of(run.r, 0.5), FREQ, 0.25));
+	CHECK_INT(sampler_set_filter(run.r, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(run.r, count_stack, &t), 0);
+	sampler_read_stats(run.r, &b);
+	CHECK_INT(sampler_read_heatmap(run.r, heat, 50), 0);
+	for (int i = 0; i < 50; i++)
+		heatsum += heat[i];
+
+	/* the exec queue survived the move */
+	pfd.fd = sampler_exec_fd(run.r);
+	pfd.events = POLLIN;
+	CHECK_INT(pfd.fd, fd0);
+	sampler_poll_execs(run.r, note_exec, &e);
+	e.nwant = 1;
+	e.want[0] = fork();
+	if (e.want[0] == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(e.want[0], NULL, 0);
+	for (int i = 0; i < 20 && !e.seen; i++)
+		if (poll(&pfd, 1, 100) > 0)
+			sampler_poll_execs(run.r, note_exec, &e);
+	big.heatmap_slots = 20;
+	CHECK_INT(sampler_reconfigure(run.r, &big, count_stack, &t), 0);
+	CHECK_INT(sampler_read_heatmap(run.r, heat, 20), 0);
+	sampler_close(run.r);
+
+	printf("reconfigure: drained %llu, counted %llu, heat map %llu, exec after move seen %d\n",
+	       (unsigned long long)t.self_samples,
+	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
+	       (unsigned long long)heatsum, e.seen);
+	CHECK(t.self_samples > 100);
+	CHECK_INT(t.self_samples, b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(heatsum, b.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(e.seen, 1);
+	CHECK_INT(heat[0] + heat[19], 0);	/* slices changed: counts restarted */
+}
+
 /* Open fds of this process whose link target contains `kind`. */
 static int
 count_fds(const char *kind)
@@ -703,5 +805,6 @@ main(void)
 	test_drain_without_batch();
 	test_no_leaks();
 	test_heatmap_without_tai();
+	test_reconfigure();
 	return unit_report("test_sampler");
 }
