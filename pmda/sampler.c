@@ -1,0 +1,283 @@
+/*
+ * sampler.c - load the BPF sampler, size its maps, switch it on and off,
+ * change its rate, and hand out exec notifications.  Per-CPU events live
+ * in sampler_cpus.c, draining in sampler_drain.c, resizing in
+ * sampler_resize.c, the process filter in sampler_filter.c, counters and
+ * heat map in sampler_counters.c.
+ * Every function returns 0 (or a count) or -errno and never exits.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "sampler_priv.h"
+#include "stackprof.skel.h"
+
+#define COUNT_MIN		1024
+#define COUNT_MAX		262144
+#define STACKS_MIN		2048
+#define STACKS_MAX		32768
+#define OVERFLOW_MIN		512
+
+static uint32_t
+clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
+}
+
+static uint32_t
+pow2_at_least(uint64_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+/*
+ * A generation holds at most one key per sample of an interval, so twice
+ * CPUs x rate x interval keeps the count map from filling even when a drain
+ * runs late.  Stack maps hash into power-of-two buckets and refuse a second
+ * stack in a taken bucket; 4 buckets per possible stack plus the overflow
+ * map keep such losses rare (see docs/design.md).
+ */
+struct map_sizes
+sampler_map_sizes(int ncpus, const struct sampler_config *c)
+{
+	uint64_t per_interval = ((uint64_t)ncpus * c->frequency_hz * c->interval_ms + 999) / 1000;
+	struct map_sizes z;
+
+	z.counts = clamp_u32(2 * per_interval, COUNT_MIN, COUNT_MAX);
+	z.stacks = pow2_at_least(clamp_u32(4 * 2 * per_interval, STACKS_MIN, STACKS_MAX));
+	z.overflow = clamp_u32(z.stacks / 4, OVERFLOW_MIN, STACKS_MAX);
+	return z;
+}
+
+static int
+size_maps(struct sampler *s)
+{
+	struct stackprof_bpf *k = s->skel;
+	struct map_sizes z = sampler_map_sizes(s->ncpus, &s->cfg);
+	struct bpf_map *count_maps[] = { k->maps.counts0, k->maps.counts1 };
+	struct bpf_map *stack_maps[] = { k->maps.stacks0, k->maps.stacks1 };
+	struct bpf_map *overflow_maps[] = { k->maps.overflow0, k->maps.overflow1 };
+	int err = 0;
+
+	for (int g = 0; g < SP_GENERATIONS && !err; g++) {
+		err = bpf_map__set_max_entries(count_maps[g], z.counts);
+		if (!err)
+			err = bpf_map__set_max_entries(stack_maps[g], z.stacks);
+		if (!err)
+			err = bpf_map__set_max_entries(overflow_maps[g], z.overflow);
+	}
+	if (err)
+		return err;
+	s->count_entries = z.counts;
+	return sampler_cache_init(&s->cache, z.stacks, z.overflow);
+}
+
+int
+sampler_valid_config(const struct sampler_config *c)
+{
+	if (c->frequency_hz == 0 || c->interval_ms == 0)
+		return -EINVAL;
+	if (c->heatmap_slots == 0 || c->heatmap_slots > SP_HEATMAP_MAX_SLOTS)
+		return -EINVAL;
+	return 0;
+}
+
+static int
+on_exec(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	const struct sp_exec_event *e = data;
+
+	if (size >= sizeof(*e) && s->exec_fn)
+		s->exec_fn(s->exec_arg, (pid_t)e->tgid);
+	return 0;
+}
+
+/* Kernels >= 5.11 charge BPF memory to the memory cgroup instead of
+ * RLIMIT_MEMLOCK; older ones need the limit raised, which may be refused. */
+static void
+try_raise_memlock(void)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+
+	(void)setrlimit(RLIMIT_MEMLOCK, &unlimited);
+}
+
+/* Maps a new object takes over from the one it replaces (by fd). */
+static int
+share_maps(struct stackprof_bpf *k, const struct stackprof_bpf *from)
+{
+	struct bpf_map *mine[] = { k->maps.tgid_filter, k->maps.stats, k->maps.heatmap, k->maps.execs };
+	struct bpf_map *theirs[] = { from->maps.tgid_filter, from->maps.stats, from->maps.heatmap,
+				     from->maps.execs };
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]) && !err; i++)
+		err = bpf_map__reuse_fd(mine[i], bpf_map__fd(theirs[i]));
+	return err;
+}
+
+/*
+ * Open, size and load a BPF object for s->cfg, with the buffers its drain
+ * needs.  With share, the filter, counters, heat map and exec queue are
+ * share's own maps (see sampler_reconfigure).
+ */
+int
+sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
+{
+	int err;
+
+	s->skel = stackprof_bpf__open();
+	if (!s->skel)
+		return -errno ? -errno : -EINVAL;
+	/* STACKPROF_SAMPLER_NO_TAI forces the older kernels' clock, for tests */
+	s->skel->rodata->have_tai = !getenv("STACKPROF_SAMPLER_NO_TAI") &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_ktime_get_tai_ns, NULL) > 0;
+	if (share && (err = share_maps(s->skel, share)) < 0)
+		return err;
+	if ((err = size_maps(s)) < 0 || (err = stackprof_bpf__load(s->skel)) < 0)
+		return err;
+	s->skel->bss->heatmap_slots = s->cfg.heatmap_slots;
+	sampler_refresh_clock(s);
+	s->keys = calloc(s->count_entries, sizeof(*s->keys));
+	s->values = calloc(s->count_entries, sizeof(*s->values));
+	_Static_assert(sizeof(struct sp_heatmap) >= sizeof(struct sp_stats), "percpu buffer");
+	s->percpu = malloc(s->ncpus * sizeof(struct sp_heatmap));
+	if (!s->keys || !s->values || !s->percpu)
+		return -ENOMEM;
+	return 0;
+}
+
+static int
+load(struct sampler *s)
+{
+	int err = sampler_load_object(s, NULL);
+
+	if (err < 0)
+		return err;
+	s->execs = ring_buffer__new(bpf_map__fd(s->skel->maps.execs), on_exec, s, NULL);
+	if (!s->execs)
+		return -errno ? -errno : -ENOMEM;
+	return 0;
+}
+
+int
+sampler_open(struct sampler **sp, const struct sampler_config *config)
+{
+	struct sampler *s;
+	int err;
+
+	*sp = NULL;
+	if ((err = sampler_valid_config(config)) < 0)
+		return err;
+	if (!(s = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	s->cfg = *config;
+	s->online_fd = -1;
+	/* the drain path of kernels without batch map ops (nor stack map
+	 * lookup-and-delete), forced for tests */
+	s->no_batch = getenv("STACKPROF_SAMPLER_NO_BATCH") != NULL;
+	s->no_stack_take = s->no_batch;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		err = s->ncpus < 0 ? s->ncpus : -ENODEV;
+		s->ncpus = 0;
+		goto fail;
+	}
+	try_raise_memlock();
+	if ((err = load(s)) < 0 || (err = sampler_set_enabled(s, true)) < 0)
+		goto fail;
+	*sp = s;
+	return 0;
+fail:
+	sampler_close(s);
+	return err;
+}
+
+void
+sampler_close(struct sampler *s)
+{
+	if (!s)
+		return;
+	if (s->skel)
+		sampler_set_enabled(s, false);
+	ring_buffer__free(s->execs);
+	stackprof_bpf__destroy(s->skel);
+	if (s->online_fd >= 0)
+		close(s->online_fd);
+	sampler_cache_free(&s->cache);
+	free(s->keys);
+	free(s->values);
+	free(s->percpu);
+	free(s);
+}
+
+int
+sampler_set_enabled(struct sampler *s, bool enabled)
+{
+	int err;
+
+	if (enabled == s->enabled)
+		return 0;
+	if (!enabled) {
+		sampler_cpus_detach(s);
+		bpf_link__destroy(s->exec_link);
+		s->exec_link = NULL;
+		s->enabled = false;
+		return 0;
+	}
+	s->exec_link = bpf_program__attach(s->skel->progs.exec_notify);
+	if (!s->exec_link)
+		return -errno ? -errno : -EINVAL;
+	err = sampler_cpus_attach(s, s->cfg.frequency_hz);
+	if (err < 0) {
+		bpf_link__destroy(s->exec_link);
+		s->exec_link = NULL;
+		return err;
+	}
+	s->enabled = true;
+	return 0;
+}
+
+int
+sampler_set_frequency(struct sampler *s, unsigned frequency_hz)
+{
+	int err;
+
+	if (frequency_hz == 0)
+		return -EINVAL;
+	if (s->enabled)
+		err = sampler_cpus_attach(s, frequency_hz);
+	else
+		err = sampler_cpus_probe(s, frequency_hz);
+	if (err < 0)
+		return err;
+	s->cfg.frequency_hz = frequency_hz;
+	return 0;
+}
+
+int
+sampler_exec_fd(struct sampler *s)
+{
+	return ring_buffer__epoll_fd(s->execs);
+}
+
+int
+sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg)
+{
+	int n;
+
+	s->exec_fn = fn;
+	s->exec_arg = arg;
+	n = ring_buffer__consume(s->execs);
+	s->exec_fn = NULL;
+	return n;
+}
