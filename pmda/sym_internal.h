@@ -33,6 +33,7 @@ struct sym_list {
 	struct sym_entry *syms;
 	size_t		n;
 	char		**pretty;	/* demangled + sanitized, filled on first use */
+	size_t		pretty_n;	/* entries pretty was made for */
 	size_t		pretty_bytes;
 };
 
@@ -41,6 +42,8 @@ void sym_list_sort(struct sym_list *l);
 long sym_list_find(const struct sym_list *l, uint64_t addr);
 /* Display name of symbol i (demangled, sanitized); cached after first call. */
 const char *sym_list_name(struct sym_list *l, long i);
+/* Forget the display names (before the entries change). */
+void sym_list_forget_names(struct sym_list *l);
 void sym_list_free(struct sym_list *l);
 
 /* ---- one ELF file's symbols and layout ---- */
