@@ -232,6 +232,11 @@ struct sym_proc *sym_procs_newer(struct sym_procs *ps, struct sym_proc *p);
 size_t sym_procs_bytes(const struct sym_procs *ps);
 size_t sym_procs_count(const struct sym_procs *ps);
 
+/* ---- vDSO (sym_vdso.c) ---- */
+/* The (cached, referenced) table of the [vdso] at [start, end) in pid. */
+struct sym_elf *sym_vdso_load(pid_t pid, uint64_t start, uint64_t end,
+			      struct sym_cache *c, struct sym_counters *cnt);
+
 /* ---- JIT perf maps (sym_perfmap.c) ---- */
 /* Name of ip from /tmp/perf-NSPID.map of p, re-reading the map when it grew
  * (checked at most once per generation).  NULL when unknown. */

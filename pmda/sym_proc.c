@@ -335,6 +335,8 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 	if (m->tried)
 		return m->elf;
 	m->tried = true;
+	if (m->kind == SYM_MAP_VDSO)
+		return m->elf = sym_vdso_load(p->pid, m->start, m->end, c, cnt);
 	if ((e = sym_cache_get(c, m->dev, m->ino)) != NULL) {
 		cnt->cache_hits++;
 		return m->elf = e;

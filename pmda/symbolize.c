@@ -92,12 +92,13 @@ put_unknown(struct symbolizer *s, char *buf, size_t len, uint64_t ip)
 	snprintf(buf, len, "[unknown] 0x%016" PRIx64, ip);
 }
 
-/* "[/path]": the module is known, the symbol is not. */
+/* "[/path]": the module is known, the symbol is not.  Pseudo-paths such as
+ * "[vdso]" already carry their brackets. */
 static void
 put_module(struct symbolizer *s, char *buf, size_t len, const char *path)
 {
 	s->cnt.misses++;
-	snprintf(buf, len, "[%s]", path);
+	snprintf(buf, len, path[0] == '[' ? "%s" : "[%s]", path);
 	frame_name_sanitize(buf);
 }
 
@@ -179,7 +180,7 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		put_name(buf, len, m->is_exe ? "" : "[l] ", sym_list_name(&e->list, i));
 		return;
 	}
-	put_module(s, buf, len, m->path);
+	put_module(s, buf, len, m->path);	/* "[/path]", or "[vdso]" as is */
 }
 
 static void
@@ -233,13 +234,13 @@ symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t 
 	}
 	switch (m->kind) {
 	case SYM_MAP_FILE:
+	case SYM_MAP_VDSO:
 		name_file_frame(s, p, m, ip, buf, len);
 		break;
 	case SYM_MAP_ANON:
 	case SYM_MAP_MEMFD:
 		name_anon_frame(s, p, m, ip, buf, len);
 		break;
-	case SYM_MAP_VDSO:
 	case SYM_MAP_SPECIAL:
 		s->cnt.misses++;
 		put_name(buf, len, "", m->path);
