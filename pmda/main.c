@@ -91,15 +91,17 @@ parse_options(int argc, char **argv, pmdaInterface *dp)
 	}
 }
 
-/* Serve pmcd until it goes away, draining every interval. */
+/* Serve pmcd until it goes away, draining every interval.  The next drain
+ * is computed from the last one each time round, so a store into
+ * stackprof.control.interval takes effect at once. */
 static void
 serve(pmdaInterface *dp)
 {
 	struct pollfd	pfd = { .fd = __pmdaInFd(dp), .events = POLLIN };
-	int64_t		next = now_ms() + agent.interval_ms;
+	int64_t		last = now_ms();
 
 	while (!quit) {
-		int64_t	wait = next - now_ms();
+		int64_t	wait = last + agent.interval_ms - now_ms();
 		int	n = poll(&pfd, 1, wait > 0 ? (int)wait : 0);
 
 		if (n < 0 && errno != EINTR) {
@@ -109,12 +111,12 @@ serve(pmdaInterface *dp)
 		if (n > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
 			break;	/* pmcd closed the pipe: it restarts us */
-		if (now_ms() >= next) {
+		if (now_ms() - last >= agent.interval_ms) {
+			/* on schedule, unless we fell a whole interval behind */
+			last = now_ms() - last >= 2 * (int64_t)agent.interval_ms ?
+				now_ms() : last + agent.interval_ms;
 			drain_run();
 			metrics_refresh_processes();
-			next += agent.interval_ms;
-			if (next <= now_ms())	/* fell behind: do not burst */
-				next = now_ms() + agent.interval_ms;
 		}
 	}
 }
