@@ -195,6 +195,8 @@ agent_refresh_filter(void)
 		pmNotifyErr(LOG_ERR, "sampler_set_filter(%zu pids): %s", n, strerror(-sts));
 }
 
+/* A program was exec'd: read its maps now if it is (or just became)
+ * selected; unselected processes cost nothing more. */
 static void
 on_exec(void *arg, pid_t tgid)
 {
@@ -203,12 +205,14 @@ on_exec(void *arg, pid_t tgid)
 	int		sts;
 
 	(void)arg;
-	symbolizer_note_process(agent.symbolizer, tgid);
-	if (!proc_filter_note_exec(agent.filter, "/proc", tgid, &pids, &n))
-		return;
-	sts = sampler_set_filter(agent.sampler, false, pids, n);
-	if (sts < 0)
-		pmNotifyErr(LOG_ERR, "sampler_set_filter(exec %d): %s", (int)tgid, strerror(-sts));
+	if (proc_filter_note_exec(agent.filter, "/proc", tgid, &pids, &n)) {
+		sts = sampler_set_filter(agent.sampler, false, pids, n);
+		if (sts < 0)
+			pmNotifyErr(LOG_ERR, "sampler_set_filter(exec %d): %s",
+				    (int)tgid, strerror(-sts));
+	}
+	if (proc_filter_selected(agent.filter, tgid))
+		symbolizer_note_process(agent.symbolizer, tgid);
 }
 
 void

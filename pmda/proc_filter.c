@@ -212,6 +212,19 @@ proc_filter_resolve(struct proc_filter *f, const char *proc_root,
 }
 
 bool
+proc_filter_selected(const struct proc_filter *f, pid_t pid)
+{
+	size_t	i;
+
+	if (proc_filter_all(f))
+		return true;
+	for (i = 0; i < f->resolved.n; i++)
+		if (f->resolved.v[i] == pid)
+			return true;
+	return false;
+}
+
+bool
 proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
 		      const pid_t **pids, size_t *n)
 {

@@ -35,6 +35,9 @@ bool proc_filter_all(const struct proc_filter *f);
 bool proc_filter_resolve(struct proc_filter *f, const char *proc_root,
 			 const pid_t **pids, size_t *n);
 
+/* Whether pid is in the last resolved set (always true when all are selected). */
+bool proc_filter_selected(const struct proc_filter *f, pid_t pid);
+
 /*
  * A program was just exec'd as pid: if it matches the regex and is not yet
  * selected, add it to the resolved set at once (no full rescan) and return
