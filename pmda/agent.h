@@ -62,7 +62,10 @@ struct agent {
 
 extern struct agent agent;
 
+/* Cheap set-up, before pmcd is answered. */
 int agent_init(void);
+/* The slow part (BPF load, kernel symbols), while pmcd knows we are not ready. */
+int agent_start(void);
 void agent_shutdown(void);
 
 int agent_set_enabled(bool enabled);

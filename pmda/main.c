@@ -151,6 +151,16 @@ main(int argc, char **argv)
 	}
 	metrics_init(&dispatch);
 	pmdaConnect(&dispatch);
+	/*
+	 * Loading BPF and the kernel symbols can take seconds on a busy host,
+	 * longer than pmcd waits for an answer; pmcd.conf says "notready"
+	 * (see Install), so pmcd sends nothing until we say we are ready.
+	 */
+	if (agent_start() < 0) {
+		pmNotifyErr(LOG_ERR, "out of memory at start-up");
+		exit(1);
+	}
+	pmdaSendError(&dispatch, PM_ERR_PMDAREADY);
 	serve(&dispatch);
 	agent_shutdown();
 	return 0;

@@ -188,6 +188,8 @@ fetch_symbolizer_stat(unsigned item, pmAtomValue *atom)
 {
 	struct symbolizer_stats	st;
 
+	if (agent.symbolizer == NULL)
+		return PMDA_FETCH_NOVALUES;	/* not started yet */
 	symbolizer_get_stats(agent.symbolizer, &st);
 	switch (item) {
 	case ST_LOST_PROCESSES:	atom->ull = st.lost_processes; break;
