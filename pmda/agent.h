@@ -31,6 +31,7 @@ struct agent_stats {
 	uint64_t	drains;		/* drains completed */
 	uint64_t	drain_errors;	/* sampler_drain failures */
 	uint64_t	drain_time_us;	/* cumulative wall time inside drains */
+	uint64_t	drain_time_max_us;	/* longest single drain */
 	uint64_t	symbolize_time_us;	/* part of it spent naming frames */
 	uint64_t	stacks;		/* aggregated stacks handed over */
 	uint64_t	records;	/* event records appended */
