@@ -243,6 +243,13 @@ struct run {
 	char			err[512];
 };
 
+/* A sample from a pmapi source: the same arg reaches add_sample and write_window. */
+static int
+add_sample(void *arg, const struct stack_sample *s)
+{
+	return selection_add(((struct run *)arg)->sel, s);
+}
+
 /* A window ended: take its profiles and write them. */
 static int
 write_window(void *arg, const struct window *w)
@@ -334,7 +341,7 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 	if (lo.interval <= 0)
 		lo.interval = 1.0;
 	c->out.source = "pmcd";
-	if (source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+	if (source_live_run(&lo, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (r->written == 0) {
 		snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
@@ -356,7 +363,7 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
-	if (source_archive_read(&ao, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+	if (source_archive_read(&ao, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (r->written == 0) {
 		snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",

@@ -8,10 +8,15 @@
  * and stop at the first record newer than end: the logging interval moves
  * where records sit in the archive, never which records we count.
  *
+ * Without -S (-T), every record logged before (after) the window counts:
+ * pmcd hands a new client the records still queued from before it
+ * connected, so an archive holds records older than its own start.
+ *
  * Several archives: each is read on its own (they may come from different
  * hosts); archives of the same host add up to one profile per host.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,12 +101,14 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
 }
 
-/* Hand over every record of the archive's window. */
+/* Hand over every record of the archive's window; widen it to them. */
 static int
-archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t errlen)
+archive_read(struct archive *a, const struct archive_options *o, stack_sample_fn fn,
+	     void *arg, struct window *w, char *err, size_t errlen)
 {
-	struct record_counts	c = { 0 };
-	double			from = tv_secs(&a->start), to = tv_secs(&a->end);
+	struct record_counts	c = { .first = INFINITY };
+	double			from = o->start ? tv_secs(&a->start) : -INFINITY;
+	double			to = o->finish ? tv_secs(&a->end) : INFINITY;
 	pmResult		*rp;
 	int			sts;
 
@@ -125,6 +132,10 @@ archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t
 	if (c.malformed)
 		fprintf(stderr, "%s: warning: archive %s: %lu records without stack or count\n",
 			pmGetProgname(), a->path, c.malformed);
+	if (c.records > 0 && c.first < w->start)
+		w->start = c.first;
+	if (c.records > 0 && c.last > w->end)
+		w->end = c.last;
 	return 0;
 }
 
@@ -167,7 +178,7 @@ source_archive_read(const struct archive_options *o, stack_sample_fn fn,
 		struct window	w = { v[i].host, tv_secs(&v[i].start), tv_secs(&v[i].end) };
 
 		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0 && sts == 0; j++) {
-			sts = archive_read(&v[j], fn, arg, err, errlen);
+			sts = archive_read(&v[j], o, fn, arg, &w, err, errlen);
 			if (tv_secs(&v[j].start) < w.start)
 				w.start = tv_secs(&v[j].start);
 			if (tv_secs(&v[j].end) > w.end)
