@@ -243,6 +243,13 @@ struct run {
 	char			err[512];
 };
 
+/* A sample from a pmapi source: the same arg reaches add_sample and write_window. */
+static int
+add_sample(void *arg, const struct stack_sample *s)
+{
+	return selection_add(((struct run *)arg)->sel, s);
+}
+
 /* A window ended: take its profiles and write them. */
 static int
 write_window(void *arg, const struct window *w)
@@ -306,6 +313,21 @@ run_folded(struct config *c, struct run *r)
 	return write_window(r, &w);
 }
 
+/*
+ * Every host answered: open the output now, so that a live run fails
+ * before profiling for an hour, but an unknown host creates nothing.
+ */
+static int
+open_output(void *arg, char *err, size_t errlen)
+{
+	struct run	*r = arg;
+
+	if (r->config->output == NULL)
+		return 0;
+	r->config->out.sink = sink_open(r->config->output, err, errlen);
+	return r->config->out.sink ? 0 : -1;
+}
+
 static int
 run_live(struct config *c, struct run *r, const struct event_metrics *m)
 {
@@ -313,12 +335,13 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 		.hosts = opts.hosts, .nhosts = opts.nhosts,
 		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
 		.duration = c->duration, .period = c->period, .metrics = m,
+		.ready = open_output,
 	};
 
 	if (lo.interval <= 0)
 		lo.interval = 1.0;
 	c->out.source = "pmcd";
-	if (source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+	if (source_live_run(&lo, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (r->written == 0) {
 		snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
@@ -340,7 +363,7 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
-	if (source_archive_read(&ao, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+	if (source_archive_read(&ao, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (r->written == 0) {
 		snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",
@@ -356,9 +379,6 @@ run(struct config *c)
 	const struct event_metrics	*m = NULL;
 	struct run			r = { .config = c };
 	char				err[512];
-	/* a live run opens its output first, to fail before profiling for an
-	 * hour; files and archives are read first, so bad input writes nothing */
-	bool				live = !c->input && opts.narchives == 0;
 	int				sts;
 
 	if (c->select.event == NULL)
@@ -370,8 +390,7 @@ run(struct config *c)
 	}
 	if (output_formats_parse(c->formats ? c->formats : "svg", c->out.formats,
 				 &c->out.nformats, err, sizeof(err)) < 0 ||
-	    (r.sel = selection_new(&c->select, err, sizeof(err))) == NULL ||
-	    (live && c->output && (c->out.sink = sink_open(c->output, err, sizeof(err))) == NULL)) {
+	    (r.sel = selection_new(&c->select, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
 		selection_free(r.sel);
 		return 1;

@@ -8,9 +8,15 @@
  * and stop at the first record newer than end: the logging interval moves
  * where records sit in the archive, never which records we count.
  *
+ * Without -S (-T), every record logged before (after) the window counts:
+ * pmcd hands a new client the records still queued from before it
+ * connected, so an archive holds records older than its own start.
+ *
  * Several archives: each is read on its own (they may come from different
  * hosts); archives of the same host add up to one profile per host.
  */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +38,35 @@ tv_secs(const struct timeval *tv)
 	return tv->tv_sec + tv->tv_usec / 1e6;
 }
 
+/* PCP's time window messages span lines (text, caret, hint): join them. */
+static void
+one_line(char *msg)
+{
+	char	*in, *out;
+	int	space = 0;
+
+	if (msg == NULL)
+		return;
+	for (in = out = msg; *in; in++) {
+		if (*in == '\n' || *in == '\t' || *in == ' ') {
+			space = out != msg;
+			continue;
+		}
+		if (space)
+			*out++ = ' ';
+		space = 0;
+		*out++ = *in;
+	}
+	*out = '\0';
+}
+
 /* Open one archive and work out its window from -S/-T/-A/-O. */
 static int
 archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
 {
 	pmLogLabel	label;
 	struct timeval	last, origin;
-	char		*msg = NULL;
+	char		*msg = NULL, where[PATH_MAX + 16];
 	int		sts;
 
 	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
@@ -57,6 +85,7 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 	sts = pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
 				&last, &a->start, &a->end, &origin, &msg);
 	if (sts < 0) {
+		one_line(msg);
 		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
 			 msg ? msg : "cannot parse");
 		free(msg);
@@ -68,15 +97,18 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 			 a->path);
 		return -1;
 	}
-	return record_ids_lookup(o->metrics, a->path, &a->ids, err, errlen);
+	snprintf(where, sizeof(where), "archive %s", a->path);
+	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
 }
 
-/* Hand over every record of the archive's window. */
+/* Hand over every record of the archive's window; widen it to them. */
 static int
-archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t errlen)
+archive_read(struct archive *a, const struct archive_options *o, stack_sample_fn fn,
+	     void *arg, struct window *w, char *err, size_t errlen)
 {
-	struct record_counts	c = { 0 };
-	double			from = tv_secs(&a->start), to = tv_secs(&a->end);
+	struct record_counts	c = { .first = INFINITY };
+	double			from = o->start ? tv_secs(&a->start) : -INFINITY;
+	double			to = o->finish ? tv_secs(&a->end) : INFINITY;
 	pmResult		*rp;
 	int			sts;
 
@@ -100,6 +132,10 @@ archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t
 	if (c.malformed)
 		fprintf(stderr, "%s: warning: archive %s: %lu records without stack or count\n",
 			pmGetProgname(), a->path, c.malformed);
+	if (c.records > 0 && c.first < w->start)
+		w->start = c.first;
+	if (c.records > 0 && c.last > w->end)
+		w->end = c.last;
 	return 0;
 }
 
@@ -142,7 +178,7 @@ source_archive_read(const struct archive_options *o, stack_sample_fn fn,
 		struct window	w = { v[i].host, tv_secs(&v[i].start), tv_secs(&v[i].end) };
 
 		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0 && sts == 0; j++) {
-			sts = archive_read(&v[j], fn, arg, err, errlen);
+			sts = archive_read(&v[j], o, fn, arg, &w, err, errlen);
 			if (tv_secs(&v[j].start) < w.start)
 				w.start = tv_secs(&v[j].start);
 			if (tv_secs(&v[j].end) > w.end)
