@@ -24,6 +24,18 @@
 #define HOLD_FIRST_SECS	2
 #define HOLD_MAX_SECS	60
 #define FAILED_BUCKETS	16
+#define READBACK_KEYS	16		/* index.json and the like: a few keys */
+#define READBACK_MAX	(16 << 20)	/* bytes kept per key */
+
+/*
+ * The newest version this process knows of each key it has read back: an
+ * index merged during an outage must start from it, not from nothing.
+ */
+struct readback {
+	char	*key;
+	char	*body;		/* NULL: not known */
+	size_t	len;
+};
 
 struct s3_sink {
 	struct sink		base;
@@ -34,6 +46,7 @@ struct s3_sink {
 	double			offline_until;	/* monotonic seconds */
 	int			need_flush;	/* we spooled because S3 was unreachable */
 	unsigned		hold;		/* seconds of the next offline period */
+	struct readback		readback[READBACK_KEYS];
 };
 
 static void
@@ -68,6 +81,37 @@ static int
 is_offline(const struct s3_sink *s)
 {
 	return s->offline_until > now_mono();
+}
+
+static struct readback *
+readback_find(struct s3_sink *s, const char *key, int add)
+{
+	size_t i;
+
+	for (i = 0; i < READBACK_KEYS && s->readback[i].key; i++)
+		if (strcmp(s->readback[i].key, key) == 0)
+			return &s->readback[i];
+	if (!add || i == READBACK_KEYS || (s->readback[i].key = strdup(key)) == NULL)
+		return NULL;
+	return &s->readback[i];
+}
+
+/* Remember body as the newest version of key, if key is one we read back. */
+static void
+readback_note(struct s3_sink *s, const char *key, const void *body, size_t len)
+{
+	struct readback	*r = readback_find(s, key, 0);
+	char		*copy = NULL;
+
+	if (!r)
+		return;
+	if (len <= READBACK_MAX && (copy = malloc(len + 1)) != NULL) {
+		memcpy(copy, body, len);
+		copy[len] = '\0';
+	}
+	free(r->body);
+	r->body = copy;		/* NULL (unknown) when too big to keep */
+	r->len = copy ? len : 0;
 }
 
 /* What flush_spool did: remaining counts entries left in the spool. */
@@ -181,11 +225,11 @@ spool_object(struct s3_sink *s, const char *key, const char *content_type,
 
 	if (s3_spool_add(&s->spool, s->target.bucket, key, content_type, data, len,
 			 serr, sizeof(serr)) < 0) {
+		/* the caller reports err: this is data loss, it must not go quietly */
 		if (why)
 			seterr(err, errlen, "%s; %s", why, serr);
 		else
 			seterr(err, errlen, "%s", serr);
-		fprintf(stderr, "pmflame: %s\n", err);	/* loud: this is data loss */
 		return -1;
 	}
 	return 0;
@@ -203,6 +247,7 @@ s3_put(struct sink *base, const char *relpath, const char *content_type,
 
 	if ((key = s3_key_join(&s->target, relpath, err, errlen)) == NULL)
 		return -1;
+	readback_note(s, key, data, len);
 	if (s->need_flush && !is_offline(s))
 		flush_pending(s);
 	if (is_offline(s)) {
@@ -242,21 +287,24 @@ out:
 }
 
 /*
- * Read back an object: a spooled version is newer than the bucket's.
- * -1 when absent, -2 when it cannot be read now (the caller must not take
- * that for absent and overwrite what it could not see).
+ * Read back an object: a spooled version is newer than the bucket's.  When
+ * S3 cannot be reached, the newest version this process wrote or read
+ * stands in.  -1 when absent, -2 when it cannot be known now (the caller
+ * must not take that for absent and overwrite what it could not see).
  */
 static int
 s3_get(struct sink *base, const char *relpath, char **data, size_t *len)
 {
 	struct s3_sink		*s = (struct s3_sink *)base;
 	struct s3_spool_entry	e;
+	struct readback		*r;
 	struct membuf		b;
 	char			err[1024], *key;
-	enum s3_outcome		out;
+	enum s3_outcome		out = S3_TRANSIENT;
 
 	if ((key = s3_key_join(&s->target, relpath, err, sizeof(err))) == NULL)
 		return -1;
+	r = readback_find(s, key, 1);
 	if (s3_spool_find(&s->spool, s->target.bucket, key, &e)) {
 		free(key);
 		*data = e.body;
@@ -265,24 +313,31 @@ s3_get(struct sink *base, const char *relpath, char **data, size_t *len)
 		s3_spool_entry_free(&e);
 		return 0;
 	}
-	if (is_offline(s)) {
-		free(key);
-		return -2;
-	}
 	membuf_init(&b);
-	out = s3_get_object(&s->client, s->target.bucket, key, &b, err, sizeof(err));
+	if (is_offline(s))
+		snprintf(err, sizeof(err), "GET s3://%s/%s: S3 unreachable", s->target.bucket, key);
+	else if ((out = s3_get_object(&s->client, s->target.bucket, key, &b,
+				      err, sizeof(err))) == S3_TRANSIENT) {
+		went_offline(s);
+		s->need_flush = 1;
+	}
 	free(key);
 	if (out == S3_OK && !b.failed) {
-		*data = b.data ? b.data : strdup("");
+		if (!b.data)
+			membuf_append(&b, "", 0);
+		if (r && b.data)
+			readback_note(s, r->key, b.data, b.len);
+		*data = b.data;
 		*len = b.len;
-		return *data ? 0 : -2;
+		return b.data ? 0 : -2;
 	}
 	membuf_free(&b);
 	if (out == S3_ABSENT)
 		return -1;
-	if (out == S3_TRANSIENT) {
-		went_offline(s);
-		s->need_flush = 1;
+	if (r && r->body && (*data = malloc(r->len + 1)) != NULL) {
+		memcpy(*data, r->body, r->len + 1);
+		*len = r->len;
+		return 0;
 	}
 	fprintf(stderr, "pmflame: cannot read back %s\n", err);
 	return -2;
@@ -291,6 +346,12 @@ s3_get(struct sink *base, const char *relpath, char **data, size_t *len)
 static void
 s3_sink_free(struct s3_sink *s)
 {
+	size_t i;
+
+	for (i = 0; i < READBACK_KEYS; i++) {
+		free(s->readback[i].key);
+		free(s->readback[i].body);
+	}
 	s3_client_fini(&s->client);
 	s3_spool_close(&s->spool);
 	s3_config_free(&s->cfg);
