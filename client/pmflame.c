@@ -259,6 +259,11 @@ write_window(void *arg, const struct window *w)
 		p[i].start = w->start;
 		p[i].end = w->end;
 	}
+	if (n > 0 && r->config->output && r->config->out.sink == NULL &&
+	    (r->config->out.sink = sink_open(r->config->output, r->err, sizeof(r->err))) == NULL) {
+		profiles_free(p, n);
+		return -1;
+	}
 	if (n > 0 && output_write(&r->config->out, p, n, r->err, sizeof(r->err)) < 0) {
 		profiles_free(p, n);
 		return -1;
@@ -301,6 +306,21 @@ run_folded(struct config *c, struct run *r)
 	return write_window(r, &w);
 }
 
+/*
+ * Every host answered: open the output now, so that a live run fails
+ * before profiling for an hour, but an unknown host creates nothing.
+ */
+static int
+open_output(void *arg, char *err, size_t errlen)
+{
+	struct run	*r = arg;
+
+	if (r->config->output == NULL)
+		return 0;
+	r->config->out.sink = sink_open(r->config->output, err, errlen);
+	return r->config->out.sink ? 0 : -1;
+}
+
 static int
 run_live(struct config *c, struct run *r, const struct event_metrics *m)
 {
@@ -308,12 +328,21 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 		.hosts = opts.hosts, .nhosts = opts.nhosts,
 		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
 		.duration = c->duration, .period = c->period, .metrics = m,
+		.ready = open_output,
 	};
 
 	if (lo.interval <= 0)
 		lo.interval = 1.0;
 	c->out.source = "pmcd";
-	return source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err));
+	if (source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (r->written == 0) {
+		snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
+			 "(is stackprof.control.enabled 1?)",
+			 c->select.process || c->select.npids ? " of the selected processes" : "");
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -354,8 +383,7 @@ run(struct config *c)
 	}
 	if (output_formats_parse(c->formats ? c->formats : "svg", c->out.formats,
 				 &c->out.nformats, err, sizeof(err)) < 0 ||
-	    (r.sel = selection_new(&c->select, err, sizeof(err))) == NULL ||
-	    (c->output && (c->out.sink = sink_open(c->output, err, sizeof(err))) == NULL)) {
+	    (r.sel = selection_new(&c->select, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
 		selection_free(r.sel);
 		return 1;

@@ -32,6 +32,28 @@ tv_secs(const struct timeval *tv)
 	return tv->tv_sec + tv->tv_usec / 1e6;
 }
 
+/* PCP's time window messages span lines (text, caret, hint): join them. */
+static void
+one_line(char *msg)
+{
+	char	*in, *out;
+	int	space = 0;
+
+	if (msg == NULL)
+		return;
+	for (in = out = msg; *in; in++) {
+		if (*in == '\n' || *in == '\t' || *in == ' ') {
+			space = out != msg;
+			continue;
+		}
+		if (space)
+			*out++ = ' ';
+		space = 0;
+		*out++ = *in;
+	}
+	*out = '\0';
+}
+
 /* Open one archive and work out its window from -S/-T/-A/-O. */
 static int
 archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
@@ -57,6 +79,7 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 	sts = pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
 				&last, &a->start, &a->end, &origin, &msg);
 	if (sts < 0) {
+		one_line(msg);
 		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
 			 msg ? msg : "cannot parse");
 		free(msg);

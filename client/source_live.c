@@ -119,6 +119,8 @@ source_live_run(const struct live_options *o, stack_sample_fn fn,
 		hosts[i].ctx = -1;
 		sts = host_open(&hosts[i], o->metrics, err, errlen);
 	}
+	if (sts == 0 && o->ready != NULL)
+		sts = o->ready(arg, err, errlen);
 	/* the first fetch makes pmcd start a queue for us; it holds nothing older */
 	if (sts == 0)
 		sts = fetch_all(hosts, o->nhosts, fn, arg);
