@@ -315,7 +315,7 @@ s3_get(struct sink *base, const char *relpath, char **data, size_t *len)
 	}
 	membuf_init(&b);
 	if (is_offline(s))
-		snprintf(err, sizeof(err), "GET s3://%s/%s: S3 unreachable", s->target.bucket, key);
+		snprintf(err, sizeof(err), "s3://%s/%s: S3 unreachable", s->target.bucket, key);
 	else if ((out = s3_get_object(&s->client, s->target.bucket, key, &b,
 				      err, sizeof(err))) == S3_TRANSIENT) {
 		went_offline(s);
