@@ -153,24 +153,36 @@ struct request {
 	struct membuf	*out;
 };
 
+/* Append "name: value" to *h; -1 when out of memory. */
+static int
+add_header(struct curl_slist **h, const char *name, const char *value)
+{
+	struct curl_slist	*t;
+	char			*line;
+
+	if (asprintf(&line, "%s: %s", name, value) < 0)
+		return -1;
+	t = curl_slist_append(*h, line);
+	free(line);
+	if (!t)
+		return -1;
+	*h = t;
+	return 0;
+}
+
 static struct curl_slist *
 request_headers(const struct s3_client *cl, const struct request *rq)
 {
-	struct curl_slist	*h = NULL, *t;
-	char			line[4096 + 64], hex[65];
+	struct curl_slist	*h = NULL;
+	char			hex[65];
 
 	s3_sha256_hex(rq->body ? rq->body : "", rq->len, hex);
-	snprintf(line, sizeof(line), "x-amz-content-sha256: %s", hex);
-	h = curl_slist_append(h, line);
-	if (h && rq->content_type) {
-		snprintf(line, sizeof(line), "Content-Type: %s", rq->content_type);
-		h = (t = curl_slist_append(h, line)) ? t : (curl_slist_free_all(h), NULL);
-	}
-	if (h && cl->cfg->session_token) {
-		if (snprintf(line, sizeof(line), "x-amz-security-token: %s",
-			     cl->cfg->session_token) >= (int)sizeof(line))
-			return curl_slist_free_all(h), NULL;
-		h = (t = curl_slist_append(h, line)) ? t : (curl_slist_free_all(h), NULL);
+	if (add_header(&h, "x-amz-content-sha256", hex) < 0 ||
+	    (rq->content_type && add_header(&h, "Content-Type", rq->content_type) < 0) ||
+	    (cl->cfg->session_token &&
+	     add_header(&h, "x-amz-security-token", cl->cfg->session_token) < 0)) {
+		curl_slist_free_all(h);
+		return NULL;
 	}
 	return h;
 }

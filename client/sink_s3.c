@@ -419,6 +419,20 @@ sink_s3_flush_spool(char *err, size_t errlen)
 		seterr(err, errlen, "out of memory");
 		return -1;
 	}
+	/* nothing waits: done, whether or not S3 is configured here */
+	s->spool.lock_fd = s->spool.flush_fd = -1;
+	if (s3_spool_open(&s->spool, err, errlen) < 0) {
+		s3_sink_free(s);
+		return -1;
+	}
+	s3_spool_usage(&s->spool, &bytes, &files);
+	if (files == 0) {
+		fprintf(stderr, "pmflame: nothing spooled in %s\n", s->spool.dir);
+		err[0] = '\0';
+		s3_sink_free(s);
+		return 0;
+	}
+	s3_spool_close(&s->spool);
 	if (s3_parts_open(s, err, errlen) < 0) {
 		s3_sink_free(s);
 		return -1;
