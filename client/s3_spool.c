@@ -19,7 +19,7 @@
 #include "s3_spool.h"
 
 #define SPOOL_MAGIC		"pmflame-spool 1\n"
-#define HEADER_MAX		4096		/* bucket 63 + key 1024 + type 255 + numbers */
+#define HEADER_MAX		8192		/* endpoint, bucket 63, key 1024, type 255, numbers */
 #define HASH_CHARS		16
 #define STALE_TEMP_SECS		600		/* a writer holds a temp file for less */
 #define DEFAULT_MAX_BYTES	(256ULL << 20)
@@ -195,11 +195,11 @@ is_entry(const char *name)
 }
 
 static void
-key_hash(const char *bucket, const char *key, char out[HASH_CHARS + 1])
+key_hash(const char *endpoint, const char *bucket, const char *key, char out[HASH_CHARS + 1])
 {
 	char	hex[65], *both;
 
-	if (asprintf(&both, "%s/%s", bucket, key) < 0) {
+	if (asprintf(&both, "%s %s/%s", endpoint, bucket, key) < 0) {
 		memset(out, '0', HASH_CHARS);
 	} else {
 		s3_sha256_hex(both, strlen(both), hex);
@@ -379,15 +379,17 @@ entry_name(char *out, size_t outlen, const char *hash)
 	snprintf(out, outlen, "%020llu-%d-%u-%s.obj", now, (int)getpid(), seq++, hash);
 }
 
-/* Whether entry NAME is for bucket/key: key hashes may collide. */
+/* Whether entry NAME is for endpoint, bucket and key: key hashes may collide. */
 static bool
-entry_is_for(struct s3_spool *sp, const char *name, const char *bucket, const char *key)
+entry_is_for(struct s3_spool *sp, const char *name, const char *endpoint,
+	     const char *bucket, const char *key)
 {
 	char	path[4096], want[HEADER_MAX], got[HEADER_MAX];
 	int	fd, wlen;
 	ssize_t	n;
 
-	wlen = snprintf(want, sizeof(want), SPOOL_MAGIC "bucket: %s\nkey: %s\n", bucket, key);
+	wlen = snprintf(want, sizeof(want), SPOOL_MAGIC "endpoint: %s\nbucket: %s\nkey: %s\n",
+			endpoint, bucket, key);
 	snprintf(path, sizeof(path), "%s/%s", sp->dir, name);
 	if (wlen < 0 || wlen >= (int)sizeof(want) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return false;
@@ -407,7 +409,7 @@ file_size(struct s3_spool *sp, const char *name)
 }
 
 int
-s3_spool_add(struct s3_spool *sp, const char *bucket, const char *key,
+s3_spool_add(struct s3_spool *sp, const char *endpoint, const char *bucket, const char *key,
 	     const char *content_type, const void *body, size_t len,
 	     char *err, size_t errlen)
 {
@@ -418,18 +420,19 @@ s3_spool_add(struct s3_spool *sp, const char *bucket, const char *key,
 	unsigned long		files;
 	int			hlen, rc = -1;
 
-	if (!printable(bucket) || !printable(key) || !printable(content_type)) {
+	if (!printable(endpoint) || !printable(bucket) || !printable(key) || !printable(content_type)) {
 		seterr(err, errlen, "s3://%s/%s: cannot spool a name with control characters", bucket, key);
 		return -1;
 	}
 	s3_sha256_hex(body, len, sha);
-	hlen = snprintf(hdr, sizeof(hdr), SPOOL_MAGIC "bucket: %s\nkey: %s\ncontent-type: %s\n"
-			"length: %zu\nsha256: %s\n\n", bucket, key, content_type, len, sha);
+	hlen = snprintf(hdr, sizeof(hdr), SPOOL_MAGIC "endpoint: %s\nbucket: %s\nkey: %s\n"
+			"content-type: %s\nlength: %zu\nsha256: %s\n\n",
+			endpoint, bucket, key, content_type, len, sha);
 	if (hlen < 0 || hlen >= (int)sizeof(hdr)) {
 		seterr(err, errlen, "s3://%s/%s: names too long to spool", bucket, key);
 		return -1;
 	}
-	key_hash(bucket, key, hash);
+	key_hash(endpoint, bucket, key, hash);
 	entry_name(name, sizeof(name), hash);
 
 	lock(sp);
@@ -438,7 +441,7 @@ s3_spool_add(struct s3_spool *sp, const char *bucket, const char *key,
 		goto out;
 	}
 	for (i = 0; i < nolder; i++) {
-		if (!entry_is_for(sp, older[i], bucket, key)) {
+		if (!entry_is_for(sp, older[i], endpoint, bucket, key)) {
 			free(older[i]);		/* another key that shares the hash */
 			older[i] = older[--nolder];
 			older[nolder] = NULL;
@@ -514,7 +517,8 @@ parse_entry(char *buf, size_t size, struct s3_spool_entry *e)
 	if (size < strlen(SPOOL_MAGIC) || strncmp(p, SPOOL_MAGIC, strlen(SPOOL_MAGIC)) != 0)
 		return -1;
 	p += strlen(SPOOL_MAGIC);
-	if (!(e->bucket = header_field(&p, end, "bucket")) ||
+	if (!(e->endpoint = header_field(&p, end, "endpoint")) ||
+	    !(e->bucket = header_field(&p, end, "bucket")) ||
 	    !(e->key = header_field(&p, end, "key")) ||
 	    !(e->content_type = header_field(&p, end, "content-type")) ||
 	    !(length = header_field(&p, end, "length")) ||
@@ -606,6 +610,7 @@ s3_spool_read(struct s3_spool *sp, const char *name, struct s3_spool_entry *e,
 void
 s3_spool_entry_free(struct s3_spool_entry *e)
 {
+	free(e->endpoint);
 	free(e->bucket);
 	free(e->key);
 	free(e->content_type);
@@ -614,14 +619,14 @@ s3_spool_entry_free(struct s3_spool_entry *e)
 }
 
 bool
-s3_spool_find(struct s3_spool *sp, const char *bucket, const char *key,
+s3_spool_find(struct s3_spool *sp, const char *endpoint, const char *bucket, const char *key,
 	      struct s3_spool_entry *e)
 {
 	char	hash[HASH_CHARS + 1], **names, err[256];
 	size_t	n, i;
 	bool	found = false;
 
-	key_hash(bucket, key, hash);
+	key_hash(endpoint, bucket, key, hash);
 	if (list_matching(sp, hash, &names, &n) < 0)
 		return false;
 	/* newest first; the hash could collide, so compare the names inside */
@@ -630,7 +635,8 @@ s3_spool_find(struct s3_spool *sp, const char *bucket, const char *key,
 
 		if (s3_spool_read(sp, names[i], &tmp, err, sizeof(err)) != 0)
 			continue;
-		found = strcmp(tmp.bucket, bucket) == 0 && strcmp(tmp.key, key) == 0;
+		found = strcmp(tmp.endpoint, endpoint) == 0 && strcmp(tmp.bucket, bucket) == 0 &&
+			strcmp(tmp.key, key) == 0;
 		if (found && e)
 			*e = tmp;
 		else

@@ -6,8 +6,10 @@
  * ${XDG_STATE_HOME:-~/.local/state}/pmflame/spool.  One file per object,
  * named TIME-PID-SEQ-KEYHASH.obj so that a name sort is oldest first and
  * entries for one key are found without opening files.  A file holds a
- * short text header (bucket, key, content type, length, SHA-256) and the
- * body.  Files are written under a ".tmp-" name, fsynced, then renamed:
+ * short text header (endpoint, bucket, key, content type, length, SHA-256)
+ * and the body.  The endpoint ("aws" or AWS_ENDPOINT_URL) is part of an
+ * object's identity: an object meant for one server is never delivered to
+ * another that has a bucket of the same name.  Files are written under a ".tmp-" name, fsynced, then renamed:
  * a crash leaves a temp file, which is ignored (and removed once stale),
  * never a short entry.  Limits: $PMFLAME_SPOOL_MAX_BYTES (default 256M) and
  * $PMFLAME_SPOOL_MAX_FILES (default 10000); past them an add fails loudly.
@@ -27,7 +29,7 @@ struct s3_spool {
 };
 
 struct s3_spool_entry {
-	char	*bucket, *key, *content_type;
+	char	*endpoint, *bucket, *key, *content_type;
 	char	*body;		/* NUL-terminated for convenience */
 	size_t	len;
 };
@@ -44,7 +46,7 @@ char *s3_spool_default_dir(void);
  * removed once the new one is safe: only the newest version matters.
  * -1 with a message in err when it does not fit the limits or disk fails.
  */
-int s3_spool_add(struct s3_spool *sp, const char *bucket, const char *key,
+int s3_spool_add(struct s3_spool *sp, const char *endpoint, const char *bucket, const char *key,
 		 const char *content_type, const void *body, size_t len,
 		 char *err, size_t errlen);
 
@@ -64,8 +66,8 @@ void s3_spool_entry_free(struct s3_spool_entry *e);
 /* Remove a delivered entry (already gone is fine). */
 int s3_spool_remove(struct s3_spool *sp, const char *name);
 
-/* Whether an entry for bucket/key waits; if e is not NULL, read the newest. */
-bool s3_spool_find(struct s3_spool *sp, const char *bucket, const char *key,
+/* Whether an entry for endpoint+bucket+key waits; if e, read the newest. */
+bool s3_spool_find(struct s3_spool *sp, const char *endpoint, const char *bucket, const char *key,
 		   struct s3_spool_entry *e);
 
 /* Bytes of every file in the spool and the number of entries. */

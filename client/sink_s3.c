@@ -114,9 +114,17 @@ readback_note(struct s3_sink *s, const char *key, const void *body, size_t len)
 	r->len = copy ? len : 0;
 }
 
+/* Which server an object is for: part of its identity in the spool. */
+static const char *
+endpoint_id(const struct s3_config *c)
+{
+	return c->endpoint ? c->endpoint : "aws";
+}
+
 /* What flush_spool did: remaining counts entries left in the spool. */
 struct flush_result {
 	size_t	delivered, remaining;
+	size_t	elsewhere;	/* left for a run configured for another endpoint */
 	int	transient;	/* stopped on a transient failure */
 	char	last_error[1024];
 };
@@ -162,6 +170,12 @@ flush_spool(struct s3_client *cl, struct s3_spool *sp, struct flush_result *r)
 			continue;	/* replaced by a newer version meanwhile */
 		if (rc < 0) {
 			fprintf(stderr, "pmflame: %s\n", err);
+			continue;
+		}
+		if (strcmp(e.endpoint, endpoint_id(cl->cfg)) != 0) {
+			r->remaining++;
+			r->elsewhere++;
+			s3_spool_entry_free(&e);
 			continue;
 		}
 		if (bucket_failed(failed, nfailed, e.bucket)) {
@@ -223,7 +237,7 @@ spool_object(struct s3_sink *s, const char *key, const char *content_type,
 {
 	char serr[1024];
 
-	if (s3_spool_add(&s->spool, s->target.bucket, key, content_type, data, len,
+	if (s3_spool_add(&s->spool, endpoint_id(&s->cfg), s->target.bucket, key, content_type, data, len,
 			 serr, sizeof(serr)) < 0) {
 		/* the caller reports err: this is data loss, it must not go quietly */
 		if (why)
@@ -258,7 +272,7 @@ s3_put(struct sink *base, const char *relpath, const char *content_type,
 				s->offline_until - now_mono());
 		goto out;
 	}
-	if (s3_spool_find(&s->spool, s->target.bucket, key, NULL)) {
+	if (s3_spool_find(&s->spool, endpoint_id(&s->cfg), s->target.bucket, key, NULL)) {
 		/* an older version waits (undeliverable, or another pmflame is
 		 * delivering it): uploading past it would let it win later */
 		if ((rc = spool_object(s, key, content_type, data, len, NULL, err, errlen)) == 0)
@@ -305,7 +319,7 @@ s3_get(struct sink *base, const char *relpath, char **data, size_t *len)
 	if ((key = s3_key_join(&s->target, relpath, err, sizeof(err))) == NULL)
 		return -1;
 	r = readback_find(s, key, 1);
-	if (s3_spool_find(&s->spool, s->target.bucket, key, &e)) {
+	if (s3_spool_find(&s->spool, endpoint_id(&s->cfg), s->target.bucket, key, &e)) {
 		free(key);
 		*data = e.body;
 		*len = e.len;
@@ -441,6 +455,9 @@ sink_s3_flush_spool(char *err, size_t errlen)
 	s3_spool_usage(&s->spool, &bytes, &files);
 	fprintf(stderr, "pmflame: delivered %zu spooled object%s; %lu left in %s\n",
 		r.delivered, r.delivered == 1 ? "" : "s", files, s->spool.dir);
+	if (r.elsewhere)
+		fprintf(stderr, "pmflame: %zu of them for other S3 endpoints than %s: run --flush "
+			"with their AWS_ENDPOINT_URL\n", r.elsewhere, endpoint_id(&s->cfg));
 	if (files)
 		seterr(err, errlen, "%lu object%s still spooled in %s%s%s", files,
 		       files == 1 ? "" : "s", s->spool.dir, r.last_error[0] ? "; last error: " : "",

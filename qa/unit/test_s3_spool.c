@@ -33,7 +33,7 @@ add(struct s3_spool *sp, const char *key, const char *body)
 {
 	char err[1024];
 
-	return s3_spool_add(sp, "bkt", key, "text/plain; charset=utf-8", body, strlen(body),
+	return s3_spool_add(sp, "aws", "bkt", key, "text/plain; charset=utf-8", body, strlen(body),
 			    err, sizeof(err));
 }
 
@@ -58,7 +58,7 @@ test_round_trip_and_order(void)
 	open_spool(&sp, "order");
 	for (i = 0; i < sizeof(body); i++)
 		body[i] = (char)i;	/* every byte value, NULs included */
-	CHECK_INT(s3_spool_add(&sp, "bkt", "p/bin.folded", "application/octet-stream",
+	CHECK_INT(s3_spool_add(&sp, "aws", "bkt", "p/bin.folded", "application/octet-stream",
 			       body, sizeof(body), err, sizeof(err)), 0);
 	CHECK_INT(add(&sp, "p/b.svg", "second"), 0);
 	CHECK_INT(add(&sp, "p/c.json", "third"), 0);
@@ -110,12 +110,30 @@ test_one_version_per_key(void)
 	CHECK_INT(add(&sp, "p/index.json", "v2"), 0);
 	CHECK_INT(add(&sp, "p/index.json", "v3"), 0);
 	CHECK_INT(entries(&sp), 2);
-	CHECK(s3_spool_find(&sp, "bkt", "p/index.json", &e));
+	CHECK(s3_spool_find(&sp, "aws", "bkt", "p/index.json", &e));
 	CHECK_STR(e.body, "v3");
 	s3_spool_entry_free(&e);
-	CHECK(s3_spool_find(&sp, "bkt", "p/other.json", NULL));
-	CHECK(!s3_spool_find(&sp, "bkt", "p/none.json", NULL));
-	CHECK(!s3_spool_find(&sp, "other-bucket", "p/index.json", NULL));
+	CHECK(s3_spool_find(&sp, "aws", "bkt", "p/other.json", NULL));
+	CHECK(!s3_spool_find(&sp, "aws", "bkt", "p/none.json", NULL));
+	CHECK(!s3_spool_find(&sp, "aws", "other-bucket", "p/index.json", NULL));
+
+	/* the same bucket and key on another server is another object */
+	{
+		char err[512];
+
+		CHECK_INT(s3_spool_add(&sp, "http://127.0.0.1:9000", "bkt", "p/index.json",
+				       "application/json", "minio", 5, err, sizeof(err)), 0);
+	}
+	CHECK_INT(entries(&sp), 3);
+	CHECK(s3_spool_find(&sp, "http://127.0.0.1:9000", "bkt", "p/index.json", &e));
+	CHECK_STR(e.endpoint, "http://127.0.0.1:9000");
+	CHECK_STR(e.body, "minio");
+	s3_spool_entry_free(&e);
+	CHECK(s3_spool_find(&sp, "aws", "bkt", "p/index.json", &e));
+	CHECK_STR(e.endpoint, "aws");
+	CHECK_STR(e.body, "v3");
+	s3_spool_entry_free(&e);
+	CHECK(!s3_spool_find(&sp, "http://other", "bkt", "p/other.json", NULL));
 	s3_spool_close(&sp);
 }
 
@@ -130,7 +148,7 @@ test_limits(void)
 	CHECK_INT(add(&sp, "a", "1"), 0);
 	CHECK_INT(add(&sp, "b", "2"), 0);
 	CHECK_INT(add(&sp, "c", "3"), 0);
-	CHECK_INT(s3_spool_add(&sp, "bkt", "d", "text/plain", "4", 1, err, sizeof(err)), -1);
+	CHECK_INT(s3_spool_add(&sp, "aws", "bkt", "d", "text/plain", "4", 1, err, sizeof(err)), -1);
 	CHECK(strstr(err, "SPOOL FULL") != NULL);
 	CHECK(strstr(err, "s3://bkt/d") != NULL);
 	CHECK(strstr(err, "NOT saved") != NULL);
@@ -147,7 +165,7 @@ test_limits(void)
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	CHECK_INT(add(&sp, "one", big), 0);
-	CHECK_INT(s3_spool_add(&sp, "bkt", "two", "text/plain", big, strlen(big), err, sizeof(err)), -1);
+	CHECK_INT(s3_spool_add(&sp, "aws", "bkt", "two", "text/plain", big, strlen(big), err, sizeof(err)), -1);
 	CHECK(strstr(err, "SPOOL FULL") != NULL);
 	CHECK(strstr(err, "PMFLAME_SPOOL_MAX_BYTES") != NULL);
 	CHECK_INT(add(&sp, "small", "fits"), 0);
@@ -198,7 +216,7 @@ test_crash_leftovers(void)
 	struct s3_spool_entry	e;
 	char			**names, err[1024], dir[512];
 	size_t			n;
-	const char		*half = "pmflame-spool 1\nbucket: bkt\nkey: p/half.svg\ncontent-type: image/svg+xml\nlength: 5000\nsha256: ";
+	const char		*half = "pmflame-spool 1\nendpoint: aws\nbucket: bkt\nkey: p/half.svg\ncontent-type: image/svg+xml\nlength: 5000\nsha256: ";
 
 	open_spool(&sp, "crash");
 	snprintf(dir, sizeof(dir), "%s", sp.dir);
@@ -222,7 +240,7 @@ test_crash_leftovers(void)
 	 * set aside for a person, and no longer offered for delivery */
 	write_raw(dir, "00000000000000000003-99-0-0123456789abcdef.obj", half, 0);
 	write_raw(dir, "00000000000000000004-99-0-0123456789abcdef.obj",
-		  "pmflame-spool 1\nbucket: bkt\nkey: k\ncontent-type: text/plain\nlength: 3\n"
+		  "pmflame-spool 1\nendpoint: aws\nbucket: bkt\nkey: k\ncontent-type: text/plain\nlength: 3\n"
 		  "sha256: 0000000000000000000000000000000000000000000000000000000000000000\n\nabc", 0);
 	CHECK_INT(entries(&sp), 3);
 	CHECK_INT(s3_spool_read(&sp, "00000000000000000003-99-0-0123456789abcdef.obj", &e,
@@ -232,7 +250,7 @@ test_crash_leftovers(void)
 				err, sizeof(err)), -2);
 	CHECK(exists(dir, "damaged-00000000000000000004-99-0-0123456789abcdef.obj"));
 	CHECK_INT(entries(&sp), 1);
-	CHECK(s3_spool_find(&sp, "bkt", "p/good.svg", &e));
+	CHECK(s3_spool_find(&sp, "aws", "bkt", "p/good.svg", &e));
 	CHECK_STR(e.body, "<svg/>");
 	s3_spool_entry_free(&e);
 	s3_spool_close(&sp);
@@ -245,7 +263,7 @@ test_bad_names_and_dirs(void)
 	char		err[1024], *d;
 
 	open_spool(&sp, "names");
-	CHECK_INT(s3_spool_add(&sp, "bkt", "a\nb", "text/plain", "x", 1, err, sizeof(err)), -1);
+	CHECK_INT(s3_spool_add(&sp, "aws", "bkt", "a\nb", "text/plain", "x", 1, err, sizeof(err)), -1);
 	CHECK(strstr(err, "control characters") != NULL);
 	CHECK_INT(entries(&sp), 0);
 	s3_spool_close(&sp);
