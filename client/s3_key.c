@@ -146,6 +146,15 @@ s3_key_join(const struct s3_target *t, const char *relpath, char *err, size_t er
 	return key;
 }
 
+int
+s3_object_name_ok(const char *bucket, const char *key)
+{
+	size_t n = strlen(key);
+
+	return bucket_name_ok(bucket, strlen(bucket)) && n <= S3_KEY_MAX &&
+	       path_problem(key, n) == NULL;
+}
+
 /* RFC 3986 unreserved characters pass; '/' separates; all else is %XX. */
 static void
 append_encoded_key(struct membuf *b, const char *key)

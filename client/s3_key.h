@@ -24,6 +24,10 @@ struct s3_target {
 int s3_target_parse(const char *url, struct s3_target *t, char *err, size_t errlen);
 void s3_target_free(struct s3_target *t);
 
+/* Whether bucket and key could have been made by this code (a spooled
+ * entry is checked again before it is sent anywhere). */
+int s3_object_name_ok(const char *bucket, const char *key);
+
 /*
  * Key for relpath under the prefix: relpath must be '/'-separated
  * components, none empty, ".", ".." or holding control characters.

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "s3_http.h"
+#include "s3_key.h"
 #include "s3_spool.h"
 
 #define SPOOL_MAGIC		"pmflame-spool 1\n"
@@ -522,7 +523,9 @@ parse_entry(char *buf, size_t size, struct s3_spool_entry *e)
 	    !(e->key = header_field(&p, end, "key")) ||
 	    !(e->content_type = header_field(&p, end, "content-type")) ||
 	    !(length = header_field(&p, end, "length")) ||
-	    !(sha = header_field(&p, end, "sha256")) || p >= end || *p != '\n')
+	    !(sha = header_field(&p, end, "sha256")) || p >= end || *p != '\n' ||
+	    !s3_object_name_ok(e->bucket, e->key) || !printable(e->endpoint) ||
+	    !printable(e->content_type))
 		goto out;
 	p++;
 	errno = 0;

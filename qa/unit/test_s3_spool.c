@@ -249,6 +249,26 @@ test_crash_leftovers(void)
 	CHECK_INT(s3_spool_read(&sp, "00000000000000000004-99-0-0123456789abcdef.obj", &e,
 				err, sizeof(err)), -2);
 	CHECK(exists(dir, "damaged-00000000000000000004-99-0-0123456789abcdef.obj"));
+	/* sound length and checksum, but a key no sink would make: not sent */
+	write_raw(dir, "00000000000000000005-99-0-0123456789abcdef.obj",
+		  "pmflame-spool 1\nendpoint: aws\nbucket: bkt\nkey: ../../x\ncontent-type: text/plain\n"
+		  "length: 3\nsha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n\nabc", 0);
+	CHECK_INT(s3_spool_read(&sp, "00000000000000000005-99-0-0123456789abcdef.obj", &e,
+				err, sizeof(err)), -2);
+	write_raw(dir, "00000000000000000006-99-0-0123456789abcdef.obj",
+		  "pmflame-spool 1\nendpoint: aws\nbucket: Bad/Bucket\nkey: x\ncontent-type: text/plain\n"
+		  "length: 3\nsha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n\nabc", 0);
+	CHECK_INT(s3_spool_read(&sp, "00000000000000000006-99-0-0123456789abcdef.obj", &e,
+				err, sizeof(err)), -2);
+	/* the same, sound: accepted (the checks above are not over-eager) */
+	write_raw(dir, "00000000000000000007-99-0-0123456789abcdef.obj",
+		  "pmflame-spool 1\nendpoint: aws\nbucket: bkt\nkey: x\ncontent-type: text/plain\n"
+		  "length: 3\nsha256: ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n\nabc", 0);
+	CHECK_INT(s3_spool_read(&sp, "00000000000000000007-99-0-0123456789abcdef.obj", &e,
+				err, sizeof(err)), 0);
+	CHECK_STR(e.body, "abc");
+	s3_spool_entry_free(&e);
+	s3_spool_remove(&sp, "00000000000000000007-99-0-0123456789abcdef.obj");
 	CHECK_INT(entries(&sp), 1);
 	CHECK(s3_spool_find(&sp, "aws", "bkt", "p/good.svg", &e));
 	CHECK_STR(e.body, "<svg/>");
