@@ -300,6 +300,23 @@ test_bad_names_and_dirs(void)
 	free(d);
 }
 
+static void
+test_one_deliverer(void)
+{
+	struct s3_spool a, b;
+
+	/* two runs sharing a spool: only one delivers at a time */
+	open_spool(&a, "shared");
+	open_spool(&b, "shared");
+	CHECK(s3_spool_flush_begin(&a));
+	CHECK(!s3_spool_flush_begin(&b));
+	s3_spool_flush_end(&a);
+	CHECK(s3_spool_flush_begin(&b));
+	s3_spool_flush_end(&b);
+	s3_spool_close(&a);
+	s3_spool_close(&b);
+}
+
 int
 main(void)
 {
@@ -314,6 +331,7 @@ main(void)
 	test_limits();
 	test_crash_leftovers();
 	test_bad_names_and_dirs();
+	test_one_deliverer();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", root);
