@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "s3_config.h"
+#include "s3_flush.h"
 #include "s3_http.h"
 #include "s3_key.h"
 #include "s3_spool.h"
@@ -23,7 +24,6 @@
 
 #define HOLD_FIRST_SECS	2
 #define HOLD_MAX_SECS	60
-#define FAILED_BUCKETS	16
 #define READBACK_KEYS	16		/* index.json and the like: a few keys */
 #define READBACK_MAX	(16 << 20)	/* bytes kept per key */
 
@@ -114,95 +114,6 @@ readback_note(struct s3_sink *s, const char *key, const void *body, size_t len)
 	r->len = copy ? len : 0;
 }
 
-/* Which server an object is for: part of its identity in the spool. */
-static const char *
-endpoint_id(const struct s3_config *c)
-{
-	return c->endpoint ? c->endpoint : "aws";
-}
-
-/* What flush_spool did: remaining counts entries left in the spool. */
-struct flush_result {
-	size_t	delivered, remaining;
-	size_t	elsewhere;	/* left for a run configured for another endpoint */
-	int	transient;	/* stopped on a transient failure */
-	char	last_error[1024];
-};
-
-static int
-bucket_failed(char failed[][64], size_t n, const char *bucket)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(failed[i], bucket) == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * Deliver spooled objects oldest first.  A transient failure stops it (the
- * endpoint is down: the rest would fail too); a permanent one skips the
- * rest of that bucket, whose objects stay spooled for a person to fix.
- */
-static void
-flush_spool(struct s3_client *cl, struct s3_spool *sp, struct flush_result *r)
-{
-	char			**names, failed[FAILED_BUCKETS][64], err[1024];
-	size_t			n, i, nfailed = 0;
-	struct s3_spool_entry	e;
-	enum s3_outcome		out;
-	int			rc;
-
-	memset(r, 0, sizeof(*r));
-	if (!s3_spool_flush_begin(sp))
-		return;		/* another pmflame is delivering them */
-	if (s3_spool_list(sp, &names, &n, r->last_error, sizeof(r->last_error)) < 0) {
-		s3_spool_flush_end(sp);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		if (r->transient) {
-			r->remaining++;
-			continue;
-		}
-		if ((rc = s3_spool_read(sp, names[i], &e, err, sizeof(err))) == -1)
-			continue;	/* replaced by a newer version meanwhile */
-		if (rc < 0) {
-			fprintf(stderr, "pmflame: %s\n", err);
-			continue;
-		}
-		if (strcmp(e.endpoint, endpoint_id(cl->cfg)) != 0) {
-			r->remaining++;
-			r->elsewhere++;
-			s3_spool_entry_free(&e);
-			continue;
-		}
-		if (bucket_failed(failed, nfailed, e.bucket)) {
-			r->remaining++;
-			s3_spool_entry_free(&e);
-			continue;
-		}
-		out = s3_put_object(cl, e.bucket, e.key, e.content_type, e.body, e.len,
-				    err, sizeof(err));
-		if (out == S3_OK) {
-			s3_spool_remove(sp, names[i]);
-			r->delivered++;
-		} else {
-			r->remaining++;
-			snprintf(r->last_error, sizeof(r->last_error), "%s", err);
-			if (out == S3_TRANSIENT)
-				r->transient = 1;
-			else if (nfailed < FAILED_BUCKETS)
-				snprintf(failed[nfailed++], sizeof(failed[0]), "%s", e.bucket);
-			fprintf(stderr, "pmflame: spooled object not delivered: %s\n", err);
-		}
-		s3_spool_entry_free(&e);
-	}
-	s3_spool_names_free(names, n);
-	s3_spool_flush_end(sp);
-}
-
 /*
  * Flush at open and after an outage; note a new outage.  Quiet when the
  * spool is empty.  Objects refused for good (403, no bucket) are retried
@@ -214,20 +125,21 @@ flush_pending(struct s3_sink *s)
 {
 	unsigned long long	bytes;
 	unsigned long		files;
-	struct flush_result	r;
+	struct s3_flush_result	r;
 
 	s->need_flush = 0;
 	s3_spool_usage(&s->spool, &bytes, &files);
 	if (files == 0)
 		return;
-	flush_spool(&s->client, &s->spool, &r);
+	s3_flush(&s->client, &s->spool, &r);
 	if (r.delivered)
 		fprintf(stderr, "pmflame: delivered %zu spooled object%s from %s\n",
 			r.delivered, r.delivered == 1 ? "" : "s", s->spool.dir);
 	if (r.transient) {
 		went_offline(s);
 		s->need_flush = 1;
-	}
+	} else if (r.delivered)
+		s->hold = 0;	/* it answers again */
 }
 
 /* Keep an object that could not be delivered; err gets why, if it fails. */
@@ -237,8 +149,8 @@ spool_object(struct s3_sink *s, const char *key, const char *content_type,
 {
 	char serr[1024];
 
-	if (s3_spool_add(&s->spool, endpoint_id(&s->cfg), s->target.bucket, key, content_type, data, len,
-			 serr, sizeof(serr)) < 0) {
+	if (s3_spool_add(&s->spool, s3_endpoint_id(&s->cfg), s->target.bucket, key, content_type,
+			 data, len, serr, sizeof(serr)) < 0) {
 		/* the caller reports err: this is data loss, it must not go quietly */
 		if (why)
 			seterr(err, errlen, "%s; %s", why, serr);
@@ -272,7 +184,7 @@ s3_put(struct sink *base, const char *relpath, const char *content_type,
 				s->offline_until - now_mono());
 		goto out;
 	}
-	if (s3_spool_find(&s->spool, endpoint_id(&s->cfg), s->target.bucket, key, NULL)) {
+	if (s3_spool_find(&s->spool, s3_endpoint_id(&s->cfg), s->target.bucket, key, NULL)) {
 		/* an older version waits (undeliverable, or another pmflame is
 		 * delivering it): uploading past it would let it win later */
 		if ((rc = spool_object(s, key, content_type, data, len, NULL, err, errlen)) == 0)
@@ -319,7 +231,7 @@ s3_get(struct sink *base, const char *relpath, char **data, size_t *len)
 	if ((key = s3_key_join(&s->target, relpath, err, sizeof(err))) == NULL)
 		return -1;
 	r = readback_find(s, key, 1);
-	if (s3_spool_find(&s->spool, endpoint_id(&s->cfg), s->target.bucket, key, &e)) {
+	if (s3_spool_find(&s->spool, s3_endpoint_id(&s->cfg), s->target.bucket, key, &e)) {
 		free(key);
 		*data = e.body;
 		*len = e.len;
@@ -424,7 +336,7 @@ int
 sink_s3_flush_spool(char *err, size_t errlen)
 {
 	struct s3_sink		*s;
-	struct flush_result	r;
+	struct s3_flush_result	r;
 	unsigned long long	bytes;
 	unsigned long		files;
 	int			rc;
@@ -451,13 +363,13 @@ sink_s3_flush_spool(char *err, size_t errlen)
 		s3_sink_free(s);
 		return -1;
 	}
-	flush_spool(&s->client, &s->spool, &r);
+	s3_flush(&s->client, &s->spool, &r);
 	s3_spool_usage(&s->spool, &bytes, &files);
 	fprintf(stderr, "pmflame: delivered %zu spooled object%s; %lu left in %s\n",
 		r.delivered, r.delivered == 1 ? "" : "s", files, s->spool.dir);
 	if (r.elsewhere)
 		fprintf(stderr, "pmflame: %zu of them for other S3 endpoints than %s: run --flush "
-			"with their AWS_ENDPOINT_URL\n", r.elsewhere, endpoint_id(&s->cfg));
+			"with their AWS_ENDPOINT_URL\n", r.elsewhere, s3_endpoint_id(&s->cfg));
 	if (files)
 		seterr(err, errlen, "%lu object%s still spooled in %s%s%s", files,
 		       files == 1 ? "" : "s", s->spool.dir, r.last_error[0] ? "; last error: " : "",
