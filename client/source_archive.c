@@ -11,6 +11,7 @@
  * Several archives: each is read on its own (they may come from different
  * hosts); archives of the same host add up to one profile per host.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 {
 	pmLogLabel	label;
 	struct timeval	last, origin;
-	char		*msg = NULL;
+	char		*msg = NULL, where[PATH_MAX + 16];
 	int		sts;
 
 	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
@@ -91,7 +92,8 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 			 a->path);
 		return -1;
 	}
-	return record_ids_lookup(o->metrics, a->path, &a->ids, err, errlen);
+	snprintf(where, sizeof(where), "archive %s", a->path);
+	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
 }
 
 /* Hand over every record of the archive's window. */
