@@ -6,7 +6,7 @@
  * from the same matrix, is the obvious vector encoding: one <rect> with a
  * <title> per cell, flamegraph.pl style.
  *
- *   synth SECONDS OUT.svg [PEER.svg]
+ *   synth [-n] SECONDS OUT.svg [PEER.svg]     (-n: counters only, no stacks)
  *
  * The load imitates a busy 2-CPU host at 99 Hz: a burst in the first 200 ms
  * of every second, a 300 ms stall every 10 s, noise elsewhere, and stacks
@@ -140,10 +140,15 @@ main(int argc, char **argv)
 	struct membuf			svg, peer;
 	char				**pool;
 	double				t0, t1, t2, t3;
-	int				seconds;
+	int				seconds, stacks = 1;
 
+	if (argc > 1 && strcmp(argv[1], "-n") == 0) {
+		stacks = 0;
+		argv++;
+		argc--;
+	}
 	if (argc < 3 || (seconds = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: %s SECONDS OUT.svg [PEER.svg]\n", argv[0]);
+		fprintf(stderr, "usage: synth [-n] SECONDS OUT.svg [PEER.svg]\n");
 		return 2;
 	}
 	pool = make_pool();
@@ -151,7 +156,7 @@ main(int argc, char **argv)
 	membuf_init(&peer);
 	heatmap_init(&hm, SLICES);
 	t0 = now();
-	build(&hm, seconds, pool, 1);
+	build(&hm, seconds, pool, stacks);
 	t1 = now();
 	if (emit_heatmap(&hm, &o, &svg) != 0 || write_file(argv[2], &svg) != 0)
 		return 1;
