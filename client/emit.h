@@ -6,6 +6,7 @@
 #define EMIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "membuf.h"
 #include "tree.h"
 
@@ -27,8 +28,20 @@ int emit_svg(const struct flame_tree *t, const struct emit_options *o, struct me
 /* Folded stacks "root;frame;frame count", one line per leaf path, sorted. */
 int emit_folded(const struct flame_tree *t, struct membuf *out);
 
+/*
+ * Each returns 0, or -ENOMEM when out could not grow (out->failed is set).
+ * An empty tree is not an error: JSON has empty arrays, the SVG says
+ * "No samples", folded is empty.
+ */
+
 /* Escape text for XML character data or attribute values; invalid UTF-8 and
- * control characters become U+FFFD. */
+ * control characters become U+FFFD (one per bad byte). */
 void xml_escape(struct membuf *out, const char *s);
+/* The same, stopping after max_chars characters. */
+void xml_escape_prefix(struct membuf *out, const char *s, size_t max_chars);
+/* The same replacements, no entities: for JSON strings and folded lines. */
+void text_clean(struct membuf *out, const char *s);
+/* How many characters xml_escape() writes for s (entities count one). */
+size_t xml_text_length(const char *s);
 
 #endif /* EMIT_H */

@@ -30,8 +30,17 @@ struct sink *sink_open(const char *target, char *err, size_t errlen);
 struct sink *sink_dir_open(const char *dir, char *err, size_t errlen);
 struct sink *sink_s3_open(const char *url, char *err, size_t errlen);
 
+/*
+ * Deliver what earlier runs spooled after failed S3 uploads (pmflame
+ * --flush).  Returns the number of objects still spooled, or -1 with a
+ * message in err.
+ */
+int sink_s3_flush_spool(char *err, size_t errlen);
+
 int sink_put(struct sink *s, const char *relpath, const char *content_type,
 	     const void *data, size_t len, char *err, size_t errlen);
+/* Read back an object; -1 when absent or the sink cannot read. */
+int sink_get(struct sink *s, const char *relpath, char **data, size_t *len);
 void sink_close(struct sink *s);
 
 /*

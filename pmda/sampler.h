@@ -66,4 +66,14 @@ int sampler_read_stats(struct sampler *s, struct sampler_stats *stats);
 /* Cumulative per-slot counts, summed over CPUs; slots[0..n-1]. */
 int sampler_read_heatmap(struct sampler *s, uint64_t *slots, unsigned n);
 
+/*
+ * Exec notification: every exec on the host (whatever the filter, since a
+ * new program may now match the process regex) queues its tgid.  The fd is
+ * readable (poll/select/epoll) when tgids are queued; sampler_poll_execs
+ * hands each to fn without blocking and returns how many, or -errno.
+ * The queue holds a few thousand execs; overflow is SP_STAT_EXEC_LOST.
+ */
+int sampler_exec_fd(struct sampler *s);
+int sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg);
+
 #endif /* SAMPLER_H */

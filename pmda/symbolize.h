@@ -5,8 +5,11 @@
  *   "[k] func"             kernel function (module symbols too)
  *   "[l] func"             function in a shared library
  *   "func"                 function in the process's executable
- *   "[/path/to/module]"    module known, symbol not
- *   "[unknown] 0x%016lx"   nothing known
+ *   "[/path/to/module]"    module known, symbol not ("[vdso]", "[vsyscall]" alike)
+ *   "[unknown] [anon]"     anonymous executable memory (JIT) with no perf map entry
+ *   "[unknown] [memfd:N]"  code in a memfd with no perf map entry
+ *   "[unknown] 0x%016lx"   nothing known (address in no mapping, process gone)
+ * JIT code named by /tmp/perf-PID.map gets the map's name as is.
  * A ';' in a name becomes ',' and control characters become '?', so that
  * folded lines stay parseable.  Names are demangled (C++, Rust).
  */
@@ -28,6 +31,12 @@ struct symbolizer_stats {
 	uint64_t	cache_misses;
 	uint64_t	cache_evictions;
 	uint64_t	cache_bytes;	/* current size of the ELF + process caches */
+	/* why names fell back (each also counted in misses where a frame got one) */
+	uint64_t	elf_errors;	/* unreadable, truncated or corrupt ELF files */
+	uint64_t	debug_mismatches; /* debug file with wrong CRC/build-id, bad xz */
+	uint64_t	perfmap_bad_lines; /* perf map lines that did not parse */
+	uint64_t	proc_errors;	/* /proc entries or mapped files we could not open */
+	uint64_t	processes;	/* process entries cached now */
 };
 
 /* cache_limit_bytes bounds the ELF symbol and process caches (LRU). */
@@ -46,6 +55,9 @@ void symbolizer_note_process(struct symbolizer *s, pid_t tgid);
 void symbolizer_collect(struct symbolizer *s);
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+/* Read kernel symbols from path instead of /proc/kallsyms (tests). */
+void symbolizer_set_kallsyms(struct symbolizer *s, const char *path);
 
 /* Make an arbitrary name safe as one folded frame, in place. */
 void frame_name_sanitize(char *name);

@@ -1,0 +1,113 @@
+/*
+ * emit_folded.c - folded stacks ("root;frame;...;leaf count"), the input
+ * format of flamegraph.pl, inferno, speedscope and Pyroscope: one line per
+ * node with self samples, lines sorted bytewise.
+ *
+ * A name is cleaned like XML text (invalid UTF-8 and control characters
+ * become U+FFFD) and a ';' inside it becomes ',', so every line splits
+ * back into the same frames and a newline can never start a new line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+struct folded_lines {
+	struct membuf	text;		/* NUL-terminated lines, back to back */
+	size_t		*offsets;
+	size_t		count, cap;
+};
+
+static void
+append_frame(struct membuf *path, const char *name)
+{
+	size_t	from = path->len, i;
+
+	text_clean(path, name);
+	for (i = from; i < path->len; i++)
+		if (path->data[i] == ';')
+			path->data[i] = ',';
+}
+
+static int
+add_line(struct folded_lines *l, const struct membuf *path, uint64_t count)
+{
+	if (l->count == l->cap) {
+		size_t	cap = l->cap ? l->cap * 2 : 1024;
+		size_t	*p = realloc(l->offsets, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		l->offsets = p;
+		l->cap = cap;
+	}
+	l->offsets[l->count++] = l->text.len;
+	membuf_append(&l->text, path->data, path->len);
+	membuf_printf(&l->text, " %" PRIu64, count);
+	membuf_append(&l->text, "", 1);		/* keep the NUL */
+	return l->text.failed ? -ENOMEM : 0;
+}
+
+/* Walk the nodes in pre-order keeping the current path's text in path;
+ * end[d] is where the name at depth d ends in it. */
+static int
+collect_lines(const struct flame_tree *t, struct folded_lines *l)
+{
+	size_t		i, n = flame_tree_nnodes(t);
+	size_t		*end = malloc((flame_tree_max_depth(t) + 1) * sizeof(*end));
+	struct membuf	path;
+	int		sts = 0;
+
+	if (end == NULL)
+		return -ENOMEM;
+	membuf_init(&path);
+	for (i = 0; i < n && sts == 0; i++) {
+		const struct flame_node *x = flame_tree_node(t, i);
+
+		/* keep the ancestors' names, drop the rest */
+		path.len = x->depth ? end[x->depth - 1] : 0;
+		if (x->depth)
+			membuf_append(&path, ";", 1);
+		append_frame(&path, flame_tree_function(t, x->function)->name);
+		end[x->depth] = path.len;
+		if (path.failed)
+			sts = -ENOMEM;
+		else if (x->self_samples > 0)
+			sts = add_line(l, &path, x->self_samples);
+	}
+	membuf_free(&path);
+	free(end);
+	return sts;
+}
+
+static int
+compare_lines(const void *a, const void *b, void *arg)
+{
+	const char	*base = arg;
+
+	return strcmp(base + *(const size_t *)a, base + *(const size_t *)b);
+}
+
+int
+emit_folded(const struct flame_tree *t, struct membuf *out)
+{
+	struct folded_lines	l;
+	size_t			i;
+	int			sts;
+
+	memset(&l, 0, sizeof(l));
+	membuf_init(&l.text);
+	if ((sts = collect_lines(t, &l)) == 0 && l.count > 0) {
+		qsort_r(l.offsets, l.count, sizeof(*l.offsets), compare_lines, l.text.data);
+		for (i = 0; i < l.count; i++) {
+			membuf_puts(out, l.text.data + l.offsets[i]);
+			membuf_append(out, "\n", 1);
+		}
+	}
+	membuf_free(&l.text);
+	free(l.offsets);
+	if (sts == 0 && out->failed)
+		sts = -ENOMEM;
+	return sts;
+}

@@ -1,0 +1,198 @@
+/*
+ * records.c - event records of stackprof.<event>.stacks to stack_samples.
+ *
+ * The parameter names are part of the contract in docs/design.md ("Data
+ * crossing pmcd"); their types are looked up rather than assumed, so the
+ * PMDA may choose u32 or u64 counts, and both event flavours are read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "records.h"
+
+static const struct event_metrics events[] = {
+	{ "on-cpu", "stackprof.oncpu.stacks", "stackprof.oncpu.record." },
+};
+
+const struct event_metrics *
+event_metrics_find(const char *event)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (strcmp(events[i].event, event) == 0)
+			return &events[i];
+	return NULL;
+}
+
+static const char *const param_names[RP_NPARAMS] = {
+	"stack", "count", "pid", "tid", "comm", "process", "type", "value",
+};
+
+int
+record_ids_lookup(const struct event_metrics *m, const char *where,
+		  struct record_ids *ids, char *err, size_t errlen)
+{
+	char		names[RP_NPARAMS][128];
+	const char	*namelist[RP_NPARAMS];
+	const char	*stacks = m->stacks;
+	pmDesc		desc;
+	int		i, sts;
+
+	if ((sts = pmLookupName(1, &stacks, &ids->stacks)) < 0 ||
+	    (sts = pmLookupDesc(ids->stacks, &desc)) < 0) {
+		snprintf(err, errlen, "%s: no %s: %s (%s)", where, m->stacks, pmErrStr(sts),
+			 sts == PM_ERR_NAME ? "is the stackprof PMDA installed and logged?" : "");
+		return -1;
+	}
+	if (desc.type != PM_TYPE_EVENT && desc.type != PM_TYPE_HIGHRES_EVENT) {
+		snprintf(err, errlen, "%s: %s is not an event metric", where, m->stacks);
+		return -1;
+	}
+	ids->stacks_type = desc.type;
+	for (i = 0; i < RP_NPARAMS; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s%s", m->prefix, param_names[i]);
+		namelist[i] = names[i];
+	}
+	/* a name missing from an archive that logged no record yet is no error:
+	 * pmLookupName then reports it as PM_ID_NULL and records lack it too */
+	pmLookupName(RP_NPARAMS, namelist, ids->param);
+	for (i = 0; i < RP_NPARAMS; i++) {
+		ids->type[i] = PM_TYPE_UNKNOWN;
+		if (ids->param[i] != PM_ID_NULL && pmLookupDesc(ids->param[i], &desc) >= 0)
+			ids->type[i] = desc.type;
+	}
+	return 0;
+}
+
+/* The parameters of one record, as strings and numbers. */
+struct record {
+	char		*str[RP_NPARAMS];
+	uint64_t	num[RP_NPARAMS];
+	unsigned	have;		/* bit per enum record_param */
+};
+
+static void
+record_read(struct record *r, const pmValueSet *const *vset, int numpmid,
+	    const struct record_ids *ids)
+{
+	pmAtomValue	atom;
+	int		j, k;
+
+	memset(r, 0, sizeof(*r));
+	for (j = 0; j < numpmid; j++) {
+		const pmValueSet	*vs = vset[j];
+
+		for (k = 0; k < RP_NPARAMS && ids->param[k] != vs->pmid; k++)
+			;
+		if (k == RP_NPARAMS || vs->numval < 1 || (r->have & (1u << k)))
+			continue;
+		if (ids->type[k] == PM_TYPE_STRING) {
+			if (pmExtractValue(vs->valfmt, &vs->vlist[0], PM_TYPE_STRING,
+					   &atom, PM_TYPE_STRING) < 0)
+				continue;
+			r->str[k] = atom.cp;
+		} else if (pmExtractValue(vs->valfmt, &vs->vlist[0], ids->type[k],
+					  &atom, PM_TYPE_U64) < 0)
+			continue;
+		else
+			r->num[k] = atom.ull;
+		r->have |= 1u << k;
+	}
+}
+
+static void
+record_free(struct record *r)
+{
+	int	k;
+
+	for (k = 0; k < RP_NPARAMS; k++)
+		free(r->str[k]);
+}
+
+/* Hand one decoded record over; 1 if it lacked what a sample needs. */
+static int
+record_deliver(const struct record *r, const char *host, double t,
+	       stack_sample_fn fn, void *arg)
+{
+	struct stack_sample	s = {
+		.host = host, .time = t,
+		.stack = r->str[RP_STACK], .count = r->num[RP_COUNT],
+		.pid = (uint32_t)r->num[RP_PID], .tid = (uint32_t)r->num[RP_TID],
+		.thread = r->str[RP_COMM], .process = r->str[RP_PROCESS],
+		.event = r->str[RP_TYPE], .value_us = r->num[RP_VALUE],
+	};
+
+	if (!(r->have & (1u << RP_STACK)) || !(r->have & (1u << RP_COUNT)))
+		return 1;
+	if (s.process == NULL)		/* the thread name is the best we have */
+		s.process = s.thread ? s.thread : "[unknown]";
+	return fn(arg, &s);
+}
+
+static int
+deliver_one(const pmValueSet *const *vset, int numpmid, double t,
+	    const struct record_ids *ids, const char *host, double from, double to,
+	    stack_sample_fn fn, void *arg, struct record_counts *c)
+{
+	struct record	r;
+	int		sts;
+
+	if (t > c->last)
+		c->last = t;
+	if (t <= from) {
+		c->before++;
+		return 0;
+	}
+	if (to >= 0 && t > to) {
+		c->after++;
+		return 0;
+	}
+	record_read(&r, vset, numpmid, ids);
+	sts = record_deliver(&r, host, t, fn, arg);
+	record_free(&r);
+	if (sts == 1) {
+		c->malformed++;
+		return 0;
+	}
+	if (sts == 0)
+		c->records++;
+	return sts;
+}
+
+int
+records_deliver(const pmValueSet *vs, const struct record_ids *ids, const char *host,
+		double from, double to, stack_sample_fn fn, void *arg,
+		struct record_counts *c)
+{
+	int	i, n, r, sts = 0;
+
+	for (i = 0; i < vs->numval && sts == 0; i++) {
+		if (ids->stacks_type == PM_TYPE_HIGHRES_EVENT) {
+			pmHighResResult	**res;
+
+			if ((n = pmUnpackHighResEventRecords((pmValueSet *)vs, i, &res)) < 0)
+				return n;
+			for (r = 0; r < n && sts == 0; r++)
+				sts = deliver_one((const pmValueSet *const *)res[r]->vset,
+						  res[r]->numpmid,
+						  res[r]->timestamp.tv_sec + res[r]->timestamp.tv_nsec / 1e9,
+						  ids, host, from, to, fn, arg, c);
+			if (n > 0)
+				pmFreeHighResEventResult(res);
+		} else {
+			pmResult	**res;
+
+			if ((n = pmUnpackEventRecords((pmValueSet *)vs, i, &res)) < 0)
+				return n;
+			for (r = 0; r < n && sts == 0; r++)
+				sts = deliver_one((const pmValueSet *const *)res[r]->vset,
+						  res[r]->numpmid,
+						  res[r]->timestamp.tv_sec + res[r]->timestamp.tv_usec / 1e6,
+						  ids, host, from, to, fn, arg, c);
+			if (n > 0)
+				pmFreeEventResult(res);
+		}
+	}
+	return sts;
+}

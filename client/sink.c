@@ -1,0 +1,100 @@
+/*
+ * sink.c - choose a sink from the -o target and forward calls to it.
+ * "s3://..." goes to sink_s3.c, anything else is a local directory.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "sink.h"
+
+struct sink *
+sink_open(const char *target, char *err, size_t errlen)
+{
+	if (target == NULL || target[0] == '\0') {
+		snprintf(err, errlen, "empty output target");
+		return NULL;
+	}
+	if (strncmp(target, "s3://", 5) == 0)
+		return sink_s3_open(target, err, errlen);
+	return sink_dir_open(target, err, errlen);
+}
+
+int
+sink_put(struct sink *s, const char *relpath, const char *content_type,
+	 const void *data, size_t len, char *err, size_t errlen)
+{
+	return s->ops->put(s, relpath, content_type, data, len, err, errlen);
+}
+
+int
+sink_get(struct sink *s, const char *relpath, char **data, size_t *len)
+{
+	if (s->ops->get == NULL)
+		return -1;
+	return s->ops->get(s, relpath, data, len);
+}
+
+void
+sink_close(struct sink *s)
+{
+	if (s != NULL)
+		s->ops->close(s);
+}
+
+/*
+ * FNV-1a, only to keep truncated names distinct; not a security measure.
+ */
+static unsigned long
+name_hash(const char *s)
+{
+	unsigned long	h = 2166136261UL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619UL;
+	return h & 0xffffffffUL;
+}
+
+static int
+safe_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ||
+	       c == '+' || c == '@' || c == ',' || c == '=';
+}
+
+#define SAFE_NAME_MAX	100	/* well under NAME_MAX and S3 key limits */
+
+/*
+ * Every byte outside a small portable set becomes '_', so the result is
+ * one path component that needs no quoting in a URL, a shell or an S3 key.
+ * A leading '.' is replaced too (no ".", "..", or hidden files).  Names too
+ * long are cut and get a hash of the whole input, so they stay distinct.
+ */
+void
+sink_safe_name(const char *in, char *out, size_t outlen)
+{
+	size_t	max = outlen - 1, i, n = strlen(in);
+	char	tail[16];
+
+	if (outlen == 0)
+		return;
+	if (max > SAFE_NAME_MAX)
+		max = SAFE_NAME_MAX;
+	if (n > max) {
+		snprintf(tail, sizeof(tail), "~%08lx", name_hash(in));
+		if (max <= strlen(tail)) {
+			/* no room for a prefix: the hash alone names it */
+			snprintf(out, outlen, "%s", tail + 1);
+			return;
+		}
+		n = max - strlen(tail);
+	} else
+		tail[0] = '\0';
+	for (i = 0; i < n; i++)
+		out[i] = safe_char((unsigned char)in[i]) ? in[i] : '_';
+	if (n == 0)
+		out[n++] = '_';
+	else if (out[0] == '.')
+		out[0] = '_';
+	out[n] = '\0';
+	strncat(out, tail, outlen - n - 1);
+}

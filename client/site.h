@@ -1,0 +1,31 @@
+/*
+ * site.h - the static site of a sink: index.html lists every profile
+ * (host, process, time range, links to each format), newest first;
+ * index.json holds the same list so that successive runs, and periods of
+ * one run, add to it instead of replacing it.
+ */
+#ifndef SITE_H
+#define SITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sink.h"
+
+struct site_entry {
+	const char	*host;		/* as reported, not made safe: escaped on output */
+	const char	*name;		/* process name or "Total" */
+	uint32_t	pid;
+	double		start, end;
+	uint64_t	samples;
+	const char	*stem;		/* "HOST/NAME/START_END", relative to the sink */
+	const char	*exts[8];	/* formats written for it */
+	size_t		nexts;
+};
+
+#define SITE_MAX_ENTRIES	5000	/* oldest fall off the index, not the disk */
+
+/* Merge entries into index.json and rewrite index.html, both atomically. */
+int site_update(struct sink *s, const struct site_entry *e, size_t n,
+		char *err, size_t errlen);
+
+#endif /* SITE_H */

@@ -1,0 +1,159 @@
+/*
+ * source_archive.c - an exact profile of [-S, -T] from pmlogger archives.
+ *
+ * We sum the stackprof.<event>.stacks records whose own timestamps (the
+ * PMDA's drain times) fall in (start, end]; see docs/design.md, "Why
+ * pmflame reads event records for archives".  A record drained at t is
+ * logged at the next pmlogger fetch, at or after t, so we read from start
+ * and stop at the first record newer than end: the logging interval moves
+ * where records sit in the archive, never which records we count.
+ *
+ * Several archives: each is read on its own (they may come from different
+ * hosts); archives of the same host add up to one profile per host.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "records.h"
+#include "source.h"
+
+struct archive {
+	const char		*path;
+	int			order;		/* position on the command line */
+	int			ctx;
+	char			host[PM_LOG_MAXHOSTLEN];
+	struct timeval		start, end;	/* the requested window, clipped */
+	struct record_ids	ids;
+};
+
+static double
+tv_secs(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+/* Open one archive and work out its window from -S/-T/-A/-O. */
+static int
+archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
+{
+	pmLogLabel	label;
+	struct timeval	last, origin;
+	char		*msg = NULL;
+	int		sts;
+
+	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
+		snprintf(err, errlen, "cannot open archive %s: %s", a->path, pmErrStr(a->ctx));
+		return -1;
+	}
+	if ((sts = pmGetArchiveLabel(&label)) < 0 || (sts = pmGetArchiveEnd(&last)) < 0) {
+		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
+		return -1;
+	}
+	snprintf(a->host, sizeof(a->host), "%s", label.ll_hostname);
+	if (o->hostzone && (sts = pmNewContextZone()) < 0) {
+		snprintf(err, errlen, "archive %s: timezone: %s", a->path, pmErrStr(sts));
+		return -1;
+	}
+	sts = pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
+				&last, &a->start, &a->end, &origin, &msg);
+	if (sts < 0) {
+		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
+			 msg ? msg : "cannot parse");
+		free(msg);
+		return -1;
+	}
+	free(msg);
+	if (tv_secs(&a->start) >= tv_secs(&a->end)) {
+		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
+			 a->path);
+		return -1;
+	}
+	return record_ids_lookup(o->metrics, a->path, &a->ids, err, errlen);
+}
+
+/* Hand over every record of the archive's window. */
+static int
+archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct record_counts	c = { 0 };
+	double			from = tv_secs(&a->start), to = tv_secs(&a->end);
+	pmResult		*rp;
+	int			sts;
+
+	if ((sts = pmUseContext(a->ctx)) < 0 ||
+	    (sts = pmSetMode(PM_MODE_FORW, &a->start, 0)) < 0) {
+		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
+		return -1;
+	}
+	/* records are queued in drain order: the first one after the window ends it */
+	while (c.after == 0 && (sts = pmFetch(1, &a->ids.stacks, &rp)) >= 0) {
+		if (rp->numpmid == 1 && rp->vset[0]->numval > 0)
+			sts = records_deliver(rp->vset[0], &a->ids, a->host, from, to, fn, arg, &c);
+		pmFreeResult(rp);
+		if (sts < 0)
+			break;
+	}
+	if (sts < 0 && sts != PM_ERR_EOL) {
+		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
+		return -1;
+	}
+	if (c.malformed)
+		fprintf(stderr, "%s: warning: archive %s: %lu records without stack or count\n",
+			pmGetProgname(), a->path, c.malformed);
+	return 0;
+}
+
+static int
+by_host(const void *x, const void *y)
+{
+	const struct archive	*a = x, *b = y;
+	int			c = strcmp(a->host, b->host);
+
+	return c ? c : a->order - b->order;
+}
+
+int
+source_archive_read(const struct archive_options *o, stack_sample_fn fn,
+		    window_fn wfn, void *arg, char *err, size_t errlen)
+{
+	struct archive	*v = calloc((size_t)o->narchives, sizeof(*v));
+	int		i, j, sts = 0;
+
+	if (v == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (o->timezone && (sts = pmNewZone(o->timezone)) < 0) {
+		snprintf(err, errlen, "-Z %s: %s", o->timezone, pmErrStr(sts));
+		free(v);
+		return -1;
+	}
+	for (i = 0; i < o->narchives; i++) {
+		v[i].path = o->archives[i];
+		v[i].order = i;
+		v[i].ctx = -1;
+	}
+	/* open them all first: a bad archive fails the run before any output */
+	for (i = 0; i < o->narchives && sts == 0; i++)
+		sts = archive_open(&v[i], o, err, errlen);
+	if (sts == 0)
+		qsort(v, (size_t)o->narchives, sizeof(*v), by_host);
+	for (i = 0; i < o->narchives && sts == 0; i = j) {
+		struct window	w = { v[i].host, tv_secs(&v[i].start), tv_secs(&v[i].end) };
+
+		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0 && sts == 0; j++) {
+			sts = archive_read(&v[j], fn, arg, err, errlen);
+			if (tv_secs(&v[j].start) < w.start)
+				w.start = tv_secs(&v[j].start);
+			if (tv_secs(&v[j].end) > w.end)
+				w.end = tv_secs(&v[j].end);
+		}
+		if (sts == 0)
+			sts = wfn(arg, &w);
+	}
+	for (i = 0; i < o->narchives; i++)
+		if (v[i].ctx >= 0)
+			pmDestroyContext(v[i].ctx);
+	free(v);
+	return sts < 0 ? -1 : 0;
+}

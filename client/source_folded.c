@@ -1,0 +1,124 @@
+/*
+ * source_folded.c - read folded stacks, the format of stackcollapse-*
+ * tools, flamegraph.pl, inferno and stackprof.oncpu.folded:
+ *
+ *	process;frame;frame;...;frame COUNT
+ *
+ * The count follows the last space; blank lines are skipped; anything else
+ * that does not fit is an error naming the line, because a profile built
+ * from half a file would be quietly wrong.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "source.h"
+
+/* Parse the decimal count after the last space; -1 on anything else. */
+static int
+parse_count(const char *s, uint64_t *count)
+{
+	uint64_t	v = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*count = v;
+	return 0;
+}
+
+/*
+ * Split one line (trailing newline already removed) into a sample; returns
+ * NULL or a reason.  Modifies line in place.
+ */
+static const char *
+parse_line(char *line, size_t len, struct stack_sample *s)
+{
+	char	*space, *semi;
+
+	if (strlen(line) != len)
+		return "NUL byte in line";
+	if ((space = strrchr(line, ' ')) == NULL)
+		return "expected \"frame;frame;... count\"";
+	*space = '\0';
+	if (parse_count(space + 1, &s->count) < 0)
+		return "count is not a non-negative integer";
+	if (s->count > UINT64_MAX / 1000000)
+		return "count too large";
+	while (space > line && space[-1] == ' ')
+		*--space = '\0';
+	if (line[0] == '\0' || line[0] == ';')
+		return "no process frame before the count";
+	s->process = line;
+	s->stack = "";
+	if ((semi = strchr(line, ';')) != NULL) {
+		*semi = '\0';
+		s->stack = semi + 1;
+	}
+	/* pmflame's host view: Total;[p] name;... is the process name again */
+	if (strcmp(s->process, "Total") == 0 && strncmp(s->stack, "[p] ", 4) == 0) {
+		s->process = (char *)s->stack + 4;
+		s->stack = "";
+		if ((semi = strchr(s->process, ';')) != NULL) {
+			*semi = '\0';
+			s->stack = semi + 1;
+		}
+		if (s->process[0] == '\0')
+			return "empty process name after \"[p] \"";
+	}
+	return NULL;
+}
+
+int
+source_folded_read(const char *path, const char *host, unsigned frequency,
+		   stack_sample_fn fn, void *arg, char *err, size_t errlen)
+{
+	FILE		*f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	const char	*name = f == stdin ? "(stdin)" : path, *why;
+	char		*line = NULL;
+	size_t		cap = 0;
+	ssize_t		len;
+	unsigned long	lineno = 0;
+	int		sts = 0;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct stack_sample	s = { .host = host, .event = "on-cpu" };
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		if ((why = parse_line(line, (size_t)len, &s)) != NULL) {
+			snprintf(err, errlen, "%s:%lu: malformed folded line: %s", name, lineno, why);
+			sts = -1;
+			break;
+		}
+		/* rounded, so 1 sample at 99 Hz is 10101 us, as DeepFlow shows */
+		s.value_us = s.count / frequency * 1000000 +
+			     (s.count % frequency * 1000000 + frequency / 2) / frequency;
+		if ((sts = fn(arg, &s)) < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", name, lineno, strerror(-sts));
+			sts = -1;
+			break;
+		}
+	}
+	if (sts == 0 && ferror(f)) {
+		snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
+		sts = -1;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return sts;
+}

@@ -1,0 +1,19 @@
+/*
+ * drain.h - one drain: empty the sampler's retired generation, name every
+ * frame, and publish the interval (window, event queue, counters).
+ */
+#ifndef DRAIN_H
+#define DRAIN_H
+
+/* Called by main.c every stackprof.control.interval ms. */
+void drain_run(void);
+
+/* Build the folded frame list of a stack into *buf (grown as needed):
+ * user frames outermost first, then kernel frames outermost first.
+ * Exposed for the unit tests. */
+struct sampled_stack;
+struct symbolizer;
+int drain_fold_stack(struct symbolizer *sym, const struct sampled_stack *st,
+		     char **buf, size_t *cap);
+
+#endif /* DRAIN_H */

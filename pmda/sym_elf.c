@@ -1,0 +1,365 @@
+/*
+ * sym_elf.c - read one ELF file into a function table: the symbols of
+ * .symtab (else .dynsym), the PT_LOAD layout that turns a mapping's file
+ * offset into a link-time address, and the notes that lead to separate
+ * debug files (build-id, .gnu_debuglink, .gnu_debugdata).
+ *
+ * Only the string table and the symbols we keep are held after loading; the
+ * file itself is closed, so a cached table pins no file and no mapping.
+ * Every offset and index read from the file is checked against the file
+ * size before use: a truncated or hostile file yields an error, not a crash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sym_internal.h"
+
+static bool
+src_read(const struct sym_src *src, uint64_t off, size_t len, void *dst)
+{
+	if (off > src->size || len > src->size - off)
+		return false;
+	if (src->fd < 0) {
+		memcpy(dst, src->mem + off, len);
+		return true;
+	}
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = pread(src->fd, (char *)dst + done, len - done, off + done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		done += r;
+	}
+	return true;
+}
+
+static Elf *
+src_open(const struct sym_src *src)
+{
+	if (src->fd >= 0)
+		return elf_begin(src->fd, ELF_C_READ, NULL);
+	return elf_memory((char *)src->mem, src->size);
+}
+
+/* A string table copied out of the file, NUL-terminated whatever it holds. */
+static char *
+read_strtab(const struct sym_src *src, const GElf_Shdr *sh)
+{
+	char *blob;
+
+	if (sh->sh_type != SHT_STRTAB || sh->sh_size == 0 || sh->sh_size > src->size)
+		return NULL;
+	blob = malloc(sh->sh_size + 1);
+	if (blob == NULL)
+		return NULL;
+	if (!src_read(src, sh->sh_offset, sh->sh_size, blob)) {
+		free(blob);
+		return NULL;
+	}
+	blob[sh->sh_size] = '\0';
+	return blob;
+}
+
+static bool
+add_blob(struct sym_elf *e, char *blob, size_t size)
+{
+	char **b = realloc(e->blobs, (e->nblobs + 1) * sizeof(*b));
+
+	if (b == NULL)
+		return false;
+	e->blobs = b;
+	e->blobs[e->nblobs++] = blob;
+	e->blob_bytes += size;
+	return true;
+}
+
+/* Which alias names an address: global over weak over local (as perf
+ * chooses), then the name with fewer leading underscores. */
+static uint32_t
+alias_rank(int bind, const char *name)
+{
+	uint32_t r = bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : 1;
+	uint32_t u = 0;
+
+	while (name[u] == '_' && u < 3)
+		u++;
+	return r * 4 + (3 - u);
+}
+
+/* Append the function symbols of symbol section scn (linked string table
+ * strsh) to e.  Returns the number added, or -1. */
+static long
+add_symbols(struct sym_elf *e, const struct sym_src *src, Elf_Scn *scn,
+	    const GElf_Shdr *sh, const GElf_Shdr *strsh)
+{
+	Elf_Data *data;
+	char *blob;
+	size_t i, nsym, added = 0;
+	struct sym_entry *grown;
+
+	if (sh->sh_entsize == 0 || sh->sh_offset > src->size ||
+	    sh->sh_size > src->size - sh->sh_offset)
+		return -1;
+	if ((data = elf_getdata(scn, NULL)) == NULL || data->d_size < sh->sh_size)
+		return -1;
+	if ((blob = read_strtab(src, strsh)) == NULL)
+		return -1;
+	nsym = sh->sh_size / sh->sh_entsize;
+	grown = realloc(e->list.syms, (e->list.n + nsym) * sizeof(*grown));
+	if (grown == NULL || !add_blob(e, blob, strsh->sh_size + 1)) {
+		if (grown)
+			e->list.syms = grown;
+		free(blob);
+		return -1;
+	}
+	e->list.syms = grown;
+	for (i = 1; i < nsym; i++) {
+		GElf_Sym sym;
+		int type;
+
+		if (gelf_getsym(data, i, &sym) == NULL)
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
+		    sym.st_name == 0 || sym.st_name >= strsh->sh_size)
+			continue;
+		grown[e->list.n++] = (struct sym_entry){
+			.addr = sym.st_value,
+			.name = blob + sym.st_name,
+			.size = sym.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym.st_size,
+			.rank = alias_rank(GELF_ST_BIND(sym.st_info), blob + sym.st_name),
+		};
+		added++;
+	}
+	return (long)added;
+}
+
+static bool
+read_layout(struct sym_elf *e, Elf *elf)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n) != 0 || n > 4096)
+		return false;
+	e->loads = calloc(n ? n : 1, sizeof(*e->loads));
+	if (e->loads == NULL)
+		return false;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, i, &ph) == NULL || ph.p_type != PT_LOAD)
+			continue;
+		e->loads[e->nloads++] = (struct sym_load){
+			.offset = ph.p_offset, .vaddr = ph.p_vaddr, .filesz = ph.p_filesz,
+		};
+	}
+	return true;
+}
+
+static void
+read_build_id(Elf_Scn *scn, struct sym_elf_info *info)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, next;
+	GElf_Nhdr nh;
+	size_t name_off, desc_off;
+
+	while (data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp((char *)data->d_buf + name_off, "GNU", 4) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(info->build_id)) {
+			memcpy(info->build_id, (char *)data->d_buf + desc_off, nh.n_descsz);
+			info->build_id_len = nh.n_descsz;
+			return;
+		}
+		off = next;
+	}
+}
+
+static void
+read_debuglink(const struct sym_src *src, const GElf_Shdr *sh, struct sym_elf_info *info)
+{
+	char buf[sizeof(info->debuglink) + 8];
+	size_t len, crc_off;
+
+	if (sh->sh_size < 6 || sh->sh_size > sizeof(buf) ||
+	    !src_read(src, sh->sh_offset, sh->sh_size, buf))
+		return;
+	len = strnlen(buf, sh->sh_size);
+	crc_off = (len + 4) & ~(size_t)3;	/* name, NUL, pad to 4 */
+	if (len == 0 || len >= sizeof(info->debuglink) || crc_off + 4 > sh->sh_size ||
+	    memchr(buf, '/', len) != NULL)	/* a file name, never a path */
+		return;
+	memcpy(info->debuglink, buf, len + 1);
+	memcpy(&info->debuglink_crc, buf + crc_off, 4);
+}
+
+/* Walk the sections once: notes, debug links, and the symbol tables. */
+static void
+scan_sections(Elf *elf, const struct sym_src *src, size_t shstrndx,
+	      struct sym_elf_info *info, Elf_Scn **symtab, Elf_Scn **dynsym)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_SYMTAB && sh.sh_size > 0) {
+			*symtab = scn;
+			info->has_symtab = true;
+		} else if (sh.sh_type == SHT_DYNSYM && sh.sh_size > 0) {
+			*dynsym = scn;
+			info->has_dynsym = true;
+		} else if (sh.sh_type == SHT_NOTE && info->build_id_len == 0) {
+			read_build_id(scn, info);
+		} else if (name && strcmp(name, ".gnu_debuglink") == 0) {
+			read_debuglink(src, &sh, info);
+		} else if (name && strcmp(name, ".gnu_debugdata") == 0 &&
+			   sh.sh_type == SHT_PROGBITS && sh.sh_offset <= src->size &&
+			   sh.sh_size <= src->size - sh.sh_offset) {
+			info->debugdata_off = sh.sh_offset;
+			info->debugdata_size = sh.sh_size;
+		}
+	}
+}
+
+long
+sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
+	      struct sym_elf_info *info, enum sym_pick pick_table, bool want_layout)
+{
+	Elf *elf;
+	Elf_Scn *symtab = NULL, *dynsym = NULL, *pick;
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	GElf_Shdr sh, strsh;
+	long ret = -1;
+
+	memset(info, 0, sizeof(*info));
+	if ((elf = src_open(src)) == NULL)
+		return -1;
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0)
+		goto out;
+	if (want_layout && !read_layout(e, elf))
+		goto out;
+	scan_sections(elf, src, shstrndx, info, &symtab, &dynsym);
+	pick = pick_table == SYM_PICK_SYMTAB ? symtab :
+	       pick_table == SYM_PICK_DYNSYM ? dynsym : NULL;
+	ret = 0;
+	if (pick && gelf_getshdr(pick, &sh) != NULL &&
+	    gelf_getshdr(elf_getscn(elf, sh.sh_link), &strsh) != NULL)
+		ret = add_symbols(e, src, pick, &sh, &strsh);
+out:
+	elf_end(elf);
+	return ret;
+}
+
+bool
+sym_elf_offset_to_vaddr(const struct sym_elf *e, uint64_t off, uint64_t *vaddr)
+{
+	for (int i = 0; i < e->nloads; i++) {
+		const struct sym_load *l = &e->loads[i];
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = l->vaddr + (off - l->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+sym_elf_account(struct sym_elf *e)
+{
+	size_t b = sizeof(*e) + e->list.n * sizeof(struct sym_entry) +
+		   e->nloads * sizeof(struct sym_load) + e->list.pretty_bytes;
+
+	e->bytes = b + e->blob_bytes;
+}
+
+static struct sym_elf *
+sym_elf_new(void)
+{
+	static bool version_set;
+	struct sym_elf *e;
+
+	if (!version_set) {
+		elf_version(EV_CURRENT);
+		version_set = true;
+	}
+	e = calloc(1, sizeof(*e));
+	return e;
+}
+
+struct sym_elf *
+sym_elf_load(int fd, const char *root, const char *path)
+{
+	struct sym_elf *e = sym_elf_new();
+	struct sym_elf_info info;
+	struct stat st;
+	struct sym_src src = { .fd = fd };
+
+	if (e == NULL || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		goto fail;
+	src.size = st.st_size;
+	if (sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0)
+		goto fail;
+	if (info.has_symtab) {
+		e->source = SYM_SRC_SYMTAB;
+	} else if ((e->source = sym_debug_find_file(e, &info, root, path)) == SYM_SRC_NONE) {
+		/* stripped, no debug file: .dynsym plus MiniDebugInfo if any */
+		struct sym_elf_info dyn;
+		if (sym_elf_parse(e, &src, &dyn, SYM_PICK_DYNSYM, false) > 0)
+			e->source = SYM_SRC_DYNSYM;
+		if (sym_debug_minidebug(e, &src, &info) > 0)
+			e->source = SYM_SRC_MINIDEBUG;
+	}
+	sym_list_sort(&e->list);
+	sym_elf_account(e);
+	return e;
+fail:
+	sym_elf_free(e);
+	return NULL;
+}
+
+struct sym_elf *
+sym_elf_load_mem(const char *image, size_t size)
+{
+	struct sym_elf *e = sym_elf_new();
+	struct sym_elf_info info;
+	struct sym_src src = { .fd = -1, .mem = image, .size = size };
+
+	if (e == NULL || sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0 ||
+	    (!info.has_symtab && sym_elf_parse(e, &src, &info, SYM_PICK_DYNSYM, false) < 0)) {
+		sym_elf_free(e);
+		return NULL;
+	}
+	e->source = info.has_symtab ? SYM_SRC_SYMTAB : info.has_dynsym ? SYM_SRC_DYNSYM : SYM_SRC_NONE;
+	sym_list_sort(&e->list);
+	sym_elf_account(e);
+	return e;
+}
+
+void
+sym_elf_free(struct sym_elf *e)
+{
+	if (e == NULL)
+		return;
+	sym_list_free(&e->list);
+	for (int i = 0; i < e->nblobs; i++)
+		free(e->blobs[i]);
+	free(e->blobs);
+	free(e->loads);
+	free(e);
+}

@@ -1,0 +1,378 @@
+/*
+ * sym_proc.c - what we know of each process: its executable mappings from
+ * /proc/PID/maps, keyed by (pid, start time) so a reused PID is never
+ * symbolized with its predecessor's maps.  Entries sit in a hash by pid
+ * and an LRU list the symbolizer trims by bytes.
+ *
+ * Files are opened as the process sees them, through /proc/PID/root (its
+ * mount namespace), and checked against the device and inode in the maps
+ * line; a deleted or replaced file is opened through /proc/PID/map_files.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "sym_internal.h"
+
+#define PROC_BUCKETS	4096
+
+struct sym_procs {
+	struct sym_proc	*bucket[PROC_BUCKETS];
+	struct sym_proc	lru;		/* sentinel: lru.lru_next is the newest */
+	size_t		bytes, count;
+};
+
+struct sym_procs *
+sym_procs_new(void)
+{
+	struct sym_procs *ps = calloc(1, sizeof(*ps));
+
+	if (ps)
+		ps->lru.lru_next = ps->lru.lru_prev = &ps->lru;
+	return ps;
+}
+
+static void
+lru_unlink(struct sym_proc *p)
+{
+	p->lru_prev->lru_next = p->lru_next;
+	p->lru_next->lru_prev = p->lru_prev;
+}
+
+static void
+lru_push(struct sym_procs *ps, struct sym_proc *p)
+{
+	p->lru_next = ps->lru.lru_next;
+	p->lru_prev = &ps->lru;
+	ps->lru.lru_next->lru_prev = p;
+	ps->lru.lru_next = p;
+}
+
+static void
+free_maps(struct sym_proc *p, struct sym_cache *c)
+{
+	for (size_t i = 0; i < p->nmaps; i++) {
+		sym_cache_unref(c, p->maps[i].elf);
+		free(p->maps[i].path);
+	}
+	free(p->maps);
+	p->maps = NULL;
+	p->nmaps = 0;
+}
+
+void
+sym_procs_drop(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p)
+{
+	struct sym_proc **pp = &ps->bucket[(unsigned)p->pid % PROC_BUCKETS];
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = p->hnext;
+	lru_unlink(p);
+	ps->bytes -= p->bytes;
+	ps->count--;
+	free_maps(p, c);
+	sym_perfmap_free(p->perfmap);
+	free(p);
+}
+
+void
+sym_procs_free(struct sym_procs *ps, struct sym_cache *c)
+{
+	if (ps == NULL)
+		return;
+	while (ps->lru.lru_next != &ps->lru)
+		sym_procs_drop(ps, c, ps->lru.lru_next);
+	free(ps);
+}
+
+struct sym_proc *
+sym_procs_get(struct sym_procs *ps, pid_t pid)
+{
+	struct sym_proc *p;
+
+	for (p = ps->bucket[(unsigned)pid % PROC_BUCKETS]; p; p = p->hnext) {
+		if (p->pid == pid) {
+			if (ps->lru.lru_next != p) {
+				lru_unlink(p);
+				lru_push(ps, p);
+			}
+			return p;
+		}
+	}
+	return NULL;
+}
+
+uint64_t
+sym_proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *paren;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may hold spaces and ')': fields restart after the last ')' */
+	if ((paren = strrchr(buf, ')')) == NULL)
+		return 0;
+	/* state is field 3; starttime is field 22, i.e. the 20th after ')' */
+	if (sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
+		   " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start ? start : 1;	/* 0 means "gone" to our callers */
+}
+
+static enum sym_map_kind
+classify(const char *path, bool *deleted)
+{
+	*deleted = false;
+	if (path[0] == '\0')
+		return SYM_MAP_ANON;
+	if (strcmp(path, "[vdso]") == 0)
+		return SYM_MAP_VDSO;
+	if (path[0] == '[')
+		return SYM_MAP_SPECIAL;
+	if (strncmp(path, "/memfd:", 7) == 0)
+		return SYM_MAP_MEMFD;
+	if (path[0] != '/')
+		return SYM_MAP_SPECIAL;
+	return SYM_MAP_FILE;
+}
+
+/* One maps line into m; false for lines we do not keep (not executable). */
+static bool
+parse_maps_line(char *line, struct sym_map *m)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int pos = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
+		   &off, &maj, &min, &ino, &pos) < 7 || pos == 0)
+		return false;
+	if (strlen(perms) < 3 || perms[2] != 'x' || end <= start)
+		return false;
+	path = line + pos;
+	len = strcspn(path, "\n");
+	path[len] = '\0';
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = end;
+	m->pgoff = off;
+	m->dev = makedev(maj, min);
+	m->ino = ino;
+	m->kind = classify(path, &m->deleted);
+	if (len >= 10 && strcmp(path + len - 10, " (deleted)") == 0) {
+		m->deleted = true;
+		path[len - 10] = '\0';
+	}
+	if (path[0] && (m->path = strdup(path)) == NULL)
+		return false;
+	return true;
+}
+
+/* Read the executable mappings of p->pid.  false when /proc/PID is gone. */
+static bool
+read_maps(struct sym_proc *p)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, n = 0, alloc = 0;
+	struct sym_map *maps = NULL, m;
+	struct stat exe;
+	bool have_exe;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	have_exe = stat(path, &exe) == 0;
+	while (getline(&line, &cap, f) > 0) {
+		if (!parse_maps_line(line, &m))
+			continue;
+		if (n == alloc) {
+			struct sym_map *g = realloc(maps, (alloc = alloc ? alloc * 2 : 16) * sizeof(*g));
+			if (g == NULL) {
+				free(m.path);
+				break;
+			}
+			maps = g;
+		}
+		m.is_exe = have_exe && m.kind == SYM_MAP_FILE &&
+			   m.dev == exe.st_dev && m.ino == exe.st_ino;
+		maps[n++] = m;
+	}
+	free(line);
+	fclose(f);
+	p->maps = maps;
+	p->nmaps = n;
+	p->bytes = sizeof(*p) + n * sizeof(*maps);
+	for (size_t i = 0; i < n; i++)
+		p->bytes += maps[i].path ? strlen(maps[i].path) + 1 : 0;
+	return true;
+}
+
+struct sym_proc *
+sym_procs_capture(struct sym_procs *ps, struct sym_cache *c, pid_t pid, unsigned gen)
+{
+	struct sym_proc *old = sym_procs_get(ps, pid), *p;
+	unsigned b = (unsigned)pid % PROC_BUCKETS;
+
+	if (old)
+		sym_procs_drop(ps, c, old);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->pid = pid;
+	p->nspid = pid;
+	p->maps_gen = gen;
+	p->start_time = sym_proc_start_time(pid);
+	p->bytes = sizeof(*p);
+	if (p->start_time == 0 || !read_maps(p) ||
+	    sym_proc_start_time(pid) != p->start_time) {
+		/* gone, or exec'd/replaced while we read: nothing trustworthy */
+		free_maps(p, c);
+		p->lost = true;
+		p->bytes = sizeof(*p);
+	}
+	p->hnext = ps->bucket[b];
+	ps->bucket[b] = p;
+	lru_push(ps, p);
+	ps->bytes += p->bytes;
+	ps->count++;
+	return p;
+}
+
+bool
+sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p, unsigned gen)
+{
+	struct sym_proc fresh = { .pid = p->pid };
+
+	p->maps_gen = gen;
+	if (p->lost || sym_proc_start_time(p->pid) != p->start_time || !read_maps(&fresh))
+		return false;
+	free_maps(p, c);
+	ps->bytes -= p->bytes;
+	p->maps = fresh.maps;
+	p->nmaps = fresh.nmaps;
+	p->bytes = fresh.bytes;
+	ps->bytes += p->bytes;
+	return true;
+}
+
+void
+sym_procs_add_bytes(struct sym_procs *ps, struct sym_proc *p, ssize_t delta)
+{
+	p->bytes += delta;
+	ps->bytes += delta;
+}
+
+/* Open the file behind m as p sees it, or -1. */
+static int
+open_mapped_file(const struct sym_proc *p, const struct sym_map *m)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	int fd = -1;
+
+	if (!m->deleted && m->path &&
+	    snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->pid, m->path) < (int)sizeof(path) &&
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
+			return fd;
+		close(fd);		/* replaced since mapped, or another fs view */
+	}
+	/* the mapped file itself, whatever its name became */
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)p->pid, m->start, m->end);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+struct sym_elf *
+sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
+		 struct sym_counters *cnt)
+{
+	char root[64];
+	struct sym_elf *e;
+	int fd;
+
+	if (m->tried)
+		return m->elf;
+	m->tried = true;
+	if ((e = sym_cache_get(c, m->dev, m->ino)) != NULL) {
+		cnt->cache_hits++;
+		return m->elf = e;
+	}
+	cnt->cache_misses++;
+	if ((fd = open_mapped_file(p, m)) < 0) {
+		cnt->proc_errors++;
+		return NULL;
+	}
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
+	e = sym_elf_load(fd, root, m->path);
+	close(fd);
+	if (e == NULL) {
+		cnt->elf_errors++;
+		return NULL;
+	}
+	e->dev = m->dev;
+	e->ino = m->ino;
+	sym_cache_put(c, e);
+	return m->elf = e;
+}
+
+struct sym_map *
+sym_proc_find_map(const struct sym_proc *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ip < p->maps[mid].start)
+			hi = mid;
+		else if (ip >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+struct sym_proc *
+sym_procs_oldest(struct sym_procs *ps)
+{
+	return ps->lru.lru_prev == &ps->lru ? NULL : ps->lru.lru_prev;
+}
+
+struct sym_proc *
+sym_procs_newer(struct sym_procs *ps, struct sym_proc *p)
+{
+	return p->lru_prev == &ps->lru ? NULL : p->lru_prev;
+}
+
+size_t
+sym_procs_bytes(const struct sym_procs *ps)
+{
+	return ps->bytes;
+}
+
+size_t
+sym_procs_count(const struct sym_procs *ps)
+{
+	return ps->count;
+}

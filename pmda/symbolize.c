@@ -1,0 +1,329 @@
+/*
+ * symbolize.c - the symbolizer's façade: addresses in, DeepFlow frame names
+ * out.  It routes each address to its source (kallsyms, an ELF table, a
+ * perf map, the vDSO), formats the name, counts what it could not name, and
+ * keeps the caches inside their byte budget.
+ *
+ * The lookup path allocates nothing once a process and its files are
+ * known: a hash probe for the process, two binary searches (mapping,
+ * symbol), and a copy of an already demangled name into the caller's buffer.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sym_internal.h"
+
+#define KALLSYMS_RELOAD_GENS	30	/* retry kallsyms on a miss this often */
+
+struct symbolizer {
+	size_t		limit;		/* bytes for ELF tables + processes */
+	unsigned	gen;		/* drain generation, advanced by collect */
+	bool		need_trim;	/* something was loaded since the last trim */
+	struct sym_kernel *kernel;
+	unsigned	kernel_gen;	/* generation kallsyms was (last tried to be) read */
+	const char	*kallsyms_path;
+	struct sym_cache *cache;
+	struct sym_procs *procs;
+	struct sym_counters cnt;
+};
+
+struct symbolizer *
+symbolizer_new(size_t cache_limit_bytes)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->limit = cache_limit_bytes;
+	s->gen = 1;
+	s->kallsyms_path = "/proc/kallsyms";
+	s->cache = sym_cache_new();
+	s->procs = sym_procs_new();
+	if (s->cache == NULL || s->procs == NULL) {
+		symbolizer_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+symbolizer_free(struct symbolizer *s)
+{
+	if (s == NULL)
+		return;
+	if (s->procs)
+		sym_procs_free(s->procs, s->cache);
+	sym_cache_free(s->cache);
+	sym_kernel_free(s->kernel);
+	free(s);
+}
+
+void
+symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
+{
+	sym_kernel_free(s->kernel);
+	s->kernel = NULL;
+	s->kernel_gen = 0;
+	s->kallsyms_path = path;
+}
+
+/* prefix + name into buf, truncated, always NUL-terminated. */
+static void
+put_name(char *buf, size_t len, const char *prefix, const char *name)
+{
+	size_t pl = strlen(prefix), nl = strlen(name);
+
+	if (len == 0)
+		return;
+	if (pl >= len)
+		pl = len - 1;
+	memcpy(buf, prefix, pl);
+	if (nl >= len - pl)
+		nl = len - pl - 1;
+	memcpy(buf + pl, name, nl);
+	buf[pl + nl] = '\0';
+}
+
+static void
+put_unknown(struct symbolizer *s, char *buf, size_t len, uint64_t ip)
+{
+	s->cnt.misses++;
+	snprintf(buf, len, "[unknown] 0x%016" PRIx64, ip);
+}
+
+/* "[/path]": the module is known, the symbol is not. */
+static void
+put_module(struct symbolizer *s, char *buf, size_t len, const char *path)
+{
+	s->cnt.misses++;
+	snprintf(buf, len, "[%s]", path);
+	frame_name_sanitize(buf);
+}
+
+void
+symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len)
+{
+	const char *name = NULL;
+
+	s->cnt.kernel_lookups++;
+	if (s->kernel)
+		name = sym_kernel_find(s->kernel, ip);
+	/* first use, or a module loaded since we read kallsyms */
+	if (name == NULL && (s->kernel_gen == 0 || s->gen - s->kernel_gen >= KALLSYMS_RELOAD_GENS)) {
+		s->kernel_gen = s->gen;
+		struct sym_kernel *k = sym_kernel_load(s->kallsyms_path);
+		if (k) {
+			sym_kernel_free(s->kernel);
+			s->kernel = k;
+			name = sym_kernel_find(k, ip);
+		} else {
+			s->cnt.proc_errors++;
+		}
+	}
+	if (name)
+		put_name(buf, len, "[k] ", name);
+	else
+		put_unknown(s, buf, len, ip);
+}
+
+/* The process entry to use for tgid now; NULL when /proc/PID is gone. */
+static struct sym_proc *
+proc_for(struct symbolizer *s, pid_t tgid)
+{
+	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+
+	if (p)
+		s->cnt.cache_hits++;
+	if (p && p->dead_gen && p->maps_gen != s->gen) {
+		/* its process has exited: has the PID been reused since? */
+		uint64_t st = sym_proc_start_time(tgid);
+		p->maps_gen = s->gen;
+		if (st != 0 && st != p->start_time)
+			p = NULL;
+	}
+	if (p == NULL) {
+		s->cnt.cache_misses++;
+		p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
+		s->need_trim = true;
+		if (p && p->lost) {
+			s->cnt.lost_processes++;
+			p->dead_gen = s->gen;
+		}
+	}
+	return p && !p->lost ? p : NULL;
+}
+
+static void
+name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
+		uint64_t ip, char *buf, size_t len)
+{
+	struct sym_elf *e = m->elf;
+	uint64_t vaddr;
+	long i;
+
+	if (!m->tried) {
+		e = sym_proc_map_elf(p, m, s->cache, &s->cnt);
+		s->need_trim = true;
+	}
+	if (e && sym_elf_offset_to_vaddr(e, ip - m->start + m->pgoff, &vaddr) &&
+	    (i = sym_list_find(&e->list, vaddr)) >= 0) {
+		put_name(buf, len, m->is_exe ? "" : "[l] ", sym_list_name(&e->list, i));
+		return;
+	}
+	put_module(s, buf, len, m->path);
+}
+
+static void
+name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
+		uint64_t ip, char *buf, size_t len)
+{
+	size_t before = sym_perfmap_bytes(p->perfmap);
+	const char *name = sym_perfmap_find(p, ip, s->gen, &s->cnt);
+	size_t after = sym_perfmap_bytes(p->perfmap);
+
+	if (after != before) {
+		sym_procs_add_bytes(s->procs, p, (ssize_t)(after - before));
+		s->need_trim = true;
+	}
+	if (name) {
+		put_name(buf, len, "", name);
+		return;
+	}
+	/* JIT code without a perf map: one stable name per kind, not per address */
+	s->cnt.misses++;
+	if (m->kind == SYM_MAP_MEMFD)
+		snprintf(buf, len, "[unknown] [%s]", m->path + 1);
+	else
+		snprintf(buf, len, "[unknown] [anon]");
+	frame_name_sanitize(buf);
+}
+
+static void trim(struct symbolizer *s);
+
+void
+symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len)
+{
+	struct sym_proc *p;
+	struct sym_map *m;
+
+	s->cnt.user_lookups++;
+	if ((p = proc_for(s, tgid)) == NULL) {
+		put_unknown(s, buf, len, ip);
+		goto out;
+	}
+	m = sym_proc_find_map(p, ip);
+	if (m == NULL && p->maps_gen != s->gen && !p->dead_gen) {
+		/* mapped since we read the maps (dlopen, new JIT region)? */
+		sym_procs_reread(s->procs, s->cache, p, s->gen);
+		s->need_trim = true;
+		m = sym_proc_find_map(p, ip);
+	}
+	if (m == NULL) {
+		put_unknown(s, buf, len, ip);
+		goto out;
+	}
+	switch (m->kind) {
+	case SYM_MAP_FILE:
+		name_file_frame(s, p, m, ip, buf, len);
+		break;
+	case SYM_MAP_ANON:
+	case SYM_MAP_MEMFD:
+		name_anon_frame(s, p, m, ip, buf, len);
+		break;
+	case SYM_MAP_VDSO:
+	case SYM_MAP_SPECIAL:
+		s->cnt.misses++;
+		put_name(buf, len, "", m->path);
+		break;
+	}
+out:
+	if (s->need_trim)
+		trim(s);
+}
+
+void
+symbolizer_note_process(struct symbolizer *s, pid_t tgid)
+{
+	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+
+	if (p && !p->lost && !p->dead_gen && sym_proc_start_time(tgid) == p->start_time)
+		return;
+	p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
+	if (p && p->lost) {
+		s->cnt.lost_processes++;
+		p->dead_gen = s->gen;
+	}
+	trim(s);
+}
+
+/* Over budget: drop unused ELF tables, then the least recently used
+ * processes (releasing their tables), until we fit. */
+static void
+trim(struct symbolizer *s)
+{
+	size_t fixed;
+	struct sym_proc *p;
+
+	s->need_trim = false;
+	for (;;) {
+		fixed = sym_procs_bytes(s->procs) + sym_kernel_bytes(s->kernel);
+		size_t room = s->limit > fixed ? s->limit - fixed : 0;
+		if (sym_cache_trim(s->cache, room, &s->cnt.cache_evictions) <= room)
+			return;
+		if ((p = sym_procs_oldest(s->procs)) == NULL)
+			return;
+		sym_procs_drop(s->procs, s->cache, p);
+		s->cnt.cache_evictions++;
+	}
+}
+
+void
+symbolizer_collect(struct symbolizer *s)
+{
+	struct sym_proc *p, *next;
+
+	s->gen++;
+	for (p = sym_procs_oldest(s->procs); p; p = next) {
+		next = sym_procs_newer(s->procs, p);
+		if (p->dead_gen) {
+			/* kept one generation so late samples still find it */
+			if (s->gen - p->dead_gen > 1)
+				sym_procs_drop(s->procs, s->cache, p);
+		} else if (sym_proc_start_time(p->pid) != p->start_time) {
+			p->dead_gen = s->gen;
+		}
+	}
+	trim(s);
+}
+
+void
+symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->kernel_lookups = s->cnt.kernel_lookups;
+	st->user_lookups = s->cnt.user_lookups;
+	st->misses = s->cnt.misses;
+	st->lost_processes = s->cnt.lost_processes;
+	st->cache_hits = s->cnt.cache_hits;
+	st->cache_misses = s->cnt.cache_misses;
+	st->cache_evictions = s->cnt.cache_evictions;
+	st->cache_bytes = sym_cache_bytes(s->cache) + sym_procs_bytes(s->procs) +
+			  sym_kernel_bytes(s->kernel);
+	st->elf_errors = s->cnt.elf_errors;
+	st->debug_mismatches = sym_debug_mismatches;
+	st->perfmap_bad_lines = s->cnt.perfmap_bad_lines;
+	st->proc_errors = s->cnt.proc_errors;
+	st->processes = sym_procs_count(s->procs);
+}
+
+void
+frame_name_sanitize(char *name)
+{
+	for (unsigned char *p = (unsigned char *)name; *p; p++) {
+		if (*p == ';')
+			*p = ',';
+		else if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	}
+}

@@ -1,0 +1,268 @@
+/*
+ * test_tree.c - the function/node tree: DeepFlow type letters, pre-order
+ * numbering with siblings sorted by name, totals, function totals that
+ * count recursion once, independence from insertion order, bad calls.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include "unit.h"
+#include "flame_input.h"
+
+/* recursion (foo;foo;foo), shared prefixes (main;foo), two threads */
+static const char *const profile =
+	"proc;[t] main;main;foo;bar 3\n"
+	"proc;[t] main;main;foo 2\n"
+	"proc;[t] main;main;baz 1\n"
+	"proc;[t] worker;start;foo;foo;foo 4\n";
+
+/* the same stacks, in another order and with a duplicate split in two */
+static const char *const shuffled =
+	"proc;[t] worker;start;foo;foo;foo 1\n"
+	"proc;[t] main;main;baz 1\n"
+	"proc;[t] main;main;foo;bar 3\n"
+	"proc;[t] worker;start;foo;foo;foo 3\n"
+	"proc;[t] main;main;foo 2\n";
+
+static void
+test_function_types(void)
+{
+	CHECK_INT(function_type("Total", 1), 'H');
+	CHECK_INT(function_type("nginx", 1), 'P');
+	CHECK_INT(function_type("[k] nginx", 1), 'P');	/* any other root */
+	CHECK_INT(function_type("Total", 0), 'A');
+	CHECK_INT(function_type("[p] java", 0), 'P');
+	CHECK_INT(function_type("[t] DefaultTimer10-", 0), 'T');
+	CHECK_INT(function_type("[k] entry_SYSCALL_64_after_hwframe", 0), 'K');
+	CHECK_INT(function_type("[c] cuLaunchKernel", 0), 'C');
+	CHECK_INT(function_type("[l] __write", 0), 'L');
+	CHECK_INT(function_type("[/tmp/perf-29887.map]", 0), '?');
+	CHECK_INT(function_type("[unknown] 0x0000000003932388", 0), '?');
+	CHECK_INT(function_type("[x] other", 0), '?');
+	CHECK_INT(function_type("[", 0), '?');
+	CHECK_INT(function_type("[k]", 0), '?');		/* no space: not a prefix */
+	CHECK_INT(function_type("main", 0), 'A');
+	CHECK_INT(function_type("", 0), 'A');
+}
+
+/* expected pre-order: name, parent, depth, self, total (samples) */
+static const struct {
+	const char	*name;
+	int		parent, depth, self, total;
+} expected_nodes[] = {
+	{ "proc",	-1, 0, 0, 10 },
+	{ "[t] main",	 0, 1, 0, 6 },
+	{ "main",	 1, 2, 0, 6 },
+	{ "baz",	 2, 3, 1, 1 },
+	{ "foo",	 2, 3, 2, 5 },
+	{ "bar",	 4, 4, 3, 3 },
+	{ "[t] worker",	 0, 1, 0, 4 },
+	{ "start",	 6, 2, 0, 4 },
+	{ "foo",	 7, 3, 0, 4 },
+	{ "foo",	 8, 4, 0, 4 },
+	{ "foo",	 9, 5, 4, 4 },
+};
+
+static void
+test_nodes(void)
+{
+	struct flame_tree	*t = tree_from(profile);
+	size_t			i, n = sizeof(expected_nodes) / sizeof(expected_nodes[0]);
+
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	CHECK_INT(flame_tree_nnodes(t), n);
+	CHECK_INT(flame_tree_max_depth(t), 5);
+	for (i = 0; i < n && i < flame_tree_nnodes(t); i++) {
+		const struct flame_node *x = flame_tree_node(t, i);
+
+		CHECK_STR(flame_tree_function(t, x->function)->name, expected_nodes[i].name);
+		CHECK_INT(x->parent, expected_nodes[i].parent);
+		CHECK_INT(x->depth, expected_nodes[i].depth);
+		CHECK_INT(x->self_samples, expected_nodes[i].self);
+		CHECK_INT(x->total_samples, expected_nodes[i].total);
+		CHECK_INT(x->self_us, expected_nodes[i].self * US_PER_SAMPLE);
+		CHECK_INT(x->total_us, expected_nodes[i].total * US_PER_SAMPLE);
+	}
+	/* sibling links: proc's children are [t] main then [t] worker */
+	CHECK_INT(flame_tree_node(t, 0)->first_child, 1);
+	CHECK_INT(flame_tree_node(t, 1)->next_sibling, 6);
+	CHECK_INT(flame_tree_node(t, 6)->next_sibling, 0);
+	CHECK_INT(flame_tree_node(t, 3)->next_sibling, 4);
+	CHECK_INT(flame_tree_node(t, 5)->first_child, 0);
+	CHECK(flame_tree_node(t, n) == NULL);
+	flame_tree_free(t);
+}
+
+static void
+test_functions(void)
+{
+	static const struct {
+		const char *name;
+		char	type;
+		int	self, total;
+	} want[] = {	/* numbered by first appearance in pre-order */
+		{ "proc", 'P', 0, 10 }, { "[t] main", 'T', 0, 6 }, { "main", 'A', 0, 6 },
+		{ "baz", 'A', 1, 1 },
+		{ "foo", 'A', 6, 9 },	/* 5 under main + 4 once for foo;foo;foo */
+		{ "bar", 'A', 3, 3 }, { "[t] worker", 'T', 0, 4 }, { "start", 'A', 0, 4 },
+	};
+	struct flame_tree	*t = tree_from(profile);
+	size_t			i, n = sizeof(want) / sizeof(want[0]);
+
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	CHECK_INT(flame_tree_nfunctions(t), n);
+	for (i = 0; i < n && i < flame_tree_nfunctions(t); i++) {
+		const struct flame_function *f = flame_tree_function(t, i);
+
+		CHECK_STR(f->name, want[i].name);
+		CHECK_INT(f->type, want[i].type);
+		CHECK_INT(f->self_samples, want[i].self);
+		CHECK_INT(f->total_samples, want[i].total);
+		CHECK_INT(f->total_us, want[i].total * US_PER_SAMPLE);
+	}
+	flame_tree_free(t);
+}
+
+/* Host view: Total (H) -> [p] process (P) -> [t] thread (T) -> frames. */
+static void
+test_host_view(void)
+{
+	struct flame_tree *t = tree_from(
+		"Total;[p] redis;[t] redis;[unknown] 0x0000000000001234 1\n"
+		"Total;[p] nginx;[t] worker;[l] write;[k] ksys_write 3\n"
+		"Total;[p] nginx;[t] nginx;[k] do_syscall_64 2\n");
+	static const char types[] = "HPTKTLKPT?";
+	size_t i;
+
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	CHECK_INT(flame_tree_nnodes(t), 10);
+	for (i = 0; i < 10 && i < flame_tree_nnodes(t); i++)
+		CHECK_INT(flame_tree_function(t, flame_tree_node(t, i)->function)->type, types[i]);
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 1)->function)->name, "[p] nginx");
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 7)->function)->name, "[p] redis");
+	CHECK_INT(flame_tree_node(t, 0)->total_samples, 6);
+	CHECK_INT(flame_tree_node(t, 1)->total_samples, 5);
+	flame_tree_free(t);
+}
+
+/* The same stacks in any order give the same numbering and values. */
+static void
+test_order_independent(void)
+{
+	struct flame_tree	*a = tree_from(profile), *b = tree_from(shuffled);
+	size_t			i;
+
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL)
+		goto out;
+	CHECK_INT(flame_tree_nnodes(b), flame_tree_nnodes(a));
+	CHECK_INT(flame_tree_nfunctions(b), flame_tree_nfunctions(a));
+	for (i = 0; i < flame_tree_nnodes(a) && i < flame_tree_nnodes(b); i++)
+		CHECK(memcmp(flame_tree_node(a, i), flame_tree_node(b, i),
+			      sizeof(struct flame_node)) == 0);
+	for (i = 0; i < flame_tree_nfunctions(a) && i < flame_tree_nfunctions(b); i++)
+		CHECK_STR(flame_tree_function(b, i)->name, flame_tree_function(a, i)->name);
+out:
+	flame_tree_free(a);
+	flame_tree_free(b);
+}
+
+/* Several roots (no host view) are a forest: each has parent -1, linked as
+ * siblings; a name used as a root (P) and as a frame (A) is two functions. */
+static void
+test_forest(void)
+{
+	struct flame_tree *t = tree_from("zsh;main 1\nbash;zsh 2\nbash;main 1\n");
+
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	CHECK_INT(flame_tree_nnodes(t), 5);
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 0)->function)->name, "bash");
+	CHECK_INT(flame_tree_node(t, 0)->next_sibling, 3);
+	CHECK_INT(flame_tree_node(t, 3)->parent, -1);
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 3)->function)->name, "zsh");
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 3)->function)->type, 'P');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 2)->function)->type, 'A');
+	CHECK(flame_tree_node(t, 2)->function != flame_tree_node(t, 3)->function);
+	CHECK_INT(flame_tree_nfunctions(t), 4);
+	flame_tree_free(t);
+}
+
+static void
+test_bad_calls(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	const char		*path[] = { "a", NULL };
+
+	CHECK_INT(flame_tree_add(t, path, 0, 1, 1), -EINVAL);
+	CHECK_INT(flame_tree_add(t, path, 2, 1, 1), -EINVAL);
+	CHECK_INT(flame_tree_nnodes(t), 0);
+	CHECK_INT(flame_tree_finish(t), 0);		/* empty is fine */
+	CHECK_INT(flame_tree_nnodes(t), 0);
+	CHECK_INT(flame_tree_add(t, path, 1, 1, 1), -EINVAL);	/* after finish */
+	CHECK_INT(flame_tree_finish(t), -EINVAL);
+	flame_tree_free(t);
+	flame_tree_free(NULL);
+}
+
+/* Many distinct stacks: the hashes grow, every sample lands once, the
+ * roots' totals add up to all samples, parents precede children. */
+static void
+test_many_stacks(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	char			names[8][16];
+	const char		*path[8];
+	uint64_t		i, sum = 0, self = 0, roots = 0;
+	uint32_t		x = 12345;
+	size_t			d, failures = 0, misplaced = 0;
+
+	for (d = 0; d < 8; d++)
+		path[d] = names[d];
+	for (i = 0; i < 50000; i++) {
+		for (d = 0; d < 8; d++) {
+			x = x * 1103515245u + 12345u;
+			snprintf(names[d], sizeof(names[d]), "f%u", (x >> 16) % (d < 2 ? 4 : 40));
+		}
+		if (flame_tree_add(t, path, 8, i % 7 + 1, (i % 7 + 1) * 3) != 0)
+			failures++;
+		sum += i % 7 + 1;
+	}
+	CHECK_INT(failures, 0);
+	CHECK_INT(flame_tree_finish(t), 0);
+	CHECK(flame_tree_nnodes(t) > 50000);
+	for (i = 0; i < flame_tree_nnodes(t); i++) {
+		const struct flame_node *n = flame_tree_node(t, i);
+
+		self += n->self_samples;
+		if (n->parent < 0)
+			roots += n->total_samples;
+		else if ((uint64_t)n->parent >= i || n->depth != flame_tree_node(t, n->parent)->depth + 1)
+			misplaced++;
+	}
+	CHECK_INT(misplaced, 0);
+	CHECK_INT(self, sum);
+	CHECK_INT(roots, sum);
+	CHECK_INT(flame_tree_max_depth(t), 7);
+	flame_tree_free(t);
+}
+
+int
+main(void)
+{
+	test_function_types();
+	test_nodes();
+	test_functions();
+	test_host_view();
+	test_order_independent();
+	test_forest();
+	test_bad_calls();
+	test_many_stacks();
+	return unit_report("test_tree");
+}
