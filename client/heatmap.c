@@ -117,6 +117,29 @@ column_of(struct heatmap *hm, int64_t sec, size_t *col)
 	return 0;
 }
 
+static int
+outside(const struct heatmap *hm, int64_t sec)
+{
+	return hm->have_window && (sec < hm->win_from || sec > hm->win_to);
+}
+
+int
+heatmap_set_window(struct heatmap *hm, int64_t from_sec, int64_t to_sec)
+{
+	int	sts;
+
+	if (from_sec > to_sec)
+		return -EINVAL;
+	if ((uint64_t)(to_sec - from_sec) >= HEATMAP_MAX_CELLS / hm->rows)
+		return -E2BIG;
+	if ((sts = heatmap_cover_range(hm, from_sec, to_sec)) < 0)
+		return sts;
+	hm->have_window = 1;
+	hm->win_from = from_sec;
+	hm->win_to = to_sec;
+	return 0;
+}
+
 int
 heatmap_add_cell(struct heatmap *hm, int64_t sec, unsigned row, uint64_t count)
 {
@@ -125,6 +148,8 @@ heatmap_add_cell(struct heatmap *hm, int64_t sec, unsigned row, uint64_t count)
 
 	if (row >= hm->rows)
 		return -EINVAL;
+	if (outside(hm, sec))
+		return 0;
 	if ((sts = column_of(hm, sec, &col)) < 0)
 		return sts;
 	hm->cells[col * hm->rows + row] += count;
@@ -146,6 +171,18 @@ heatmap_cover_range(struct heatmap *hm, int64_t from_sec, int64_t to_sec)
 }
 
 /* ---- counters ---- */
+
+static int set_baseline(struct heatmap *hm, double t, const uint64_t *values, unsigned n);
+
+int
+heatmap_counters_baseline(struct heatmap *hm, double t, const uint64_t *values, unsigned n)
+{
+	if (n == 0 || !isfinite(t))
+		return -EINVAL;
+	if (hm->have_prev && n != hm->prev_n)
+		hm->resets++;
+	return set_baseline(hm, t, values, n);
+}
 
 static int
 set_baseline(struct heatmap *hm, double t, const uint64_t *values, unsigned n)
@@ -187,6 +224,8 @@ add_slice(struct heatmap *hm, int64_t sec, unsigned i, unsigned n, uint64_t d)
 	size_t		col;
 	int		sts;
 
+	if (outside(hm, sec))
+		return 0;
 	if ((sts = heatmap_add_cell(hm, sec, row, d)) < 0)
 		return sts;
 	/* a coarser source slice covers every finer row inside it */
@@ -378,6 +417,8 @@ heatmap_add_stack(struct heatmap *hm, int64_t sec, const char *const *path,
 
 	if (n == 0)
 		return -EINVAL;
+	if (outside(hm, sec))
+		return 0;
 	for (i = 0; i < n; i++) {
 		if ((sts = intern_frame(hm, path[i], strlen(path[i]), &frame)) < 0)
 			return sts;
@@ -399,6 +440,8 @@ heatmap_add_folded(struct heatmap *hm, int64_t sec, const char *frames, uint64_t
 
 	if (*frames == '\0')
 		return -EINVAL;
+	if (outside(hm, sec))
+		return 0;
 	for (;;) {
 		e = strchr(p, ';');
 		if ((sts = intern_frame(hm, p, e ? (size_t)(e - p) : strlen(p), &frame)) < 0)

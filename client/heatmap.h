@@ -61,6 +61,10 @@ struct heatmap {
 	uint32_t	*node_hash;	/* open addressing over (parent, frame) */
 	size_t		node_hash_cap;
 
+	/* when set, cells and stacks outside [win_from, win_to] are dropped */
+	int		have_window;
+	int64_t		win_from, win_to;
+
 	/* counter state between fetches */
 	int		have_prev;
 	double		prev_t;
@@ -85,6 +89,17 @@ void heatmap_free(struct heatmap *hm);
  * slice's midpoint).  Returns 0, or -ENOMEM / -E2BIG (range too long).
  */
 int heatmap_add_counters(struct heatmap *hm, double t, const uint64_t *values, unsigned n);
+
+/* Take values as the baseline for the next delta, adding nothing (fetches
+ * before the requested range). */
+int heatmap_counters_baseline(struct heatmap *hm, double t, const uint64_t *values, unsigned n);
+
+/*
+ * Restrict the heat map to seconds [from_sec, to_sec]: their columns exist
+ * (as "no data" until covered) and anything outside is dropped.  0, -EINVAL
+ * or -E2BIG (range too long).
+ */
+int heatmap_set_window(struct heatmap *hm, int64_t from_sec, int64_t to_sec);
 
 /* Add count samples to one cell, marking it covered. */
 int heatmap_add_cell(struct heatmap *hm, int64_t sec, unsigned row, uint64_t count);

@@ -295,9 +295,42 @@ test_many_stacks(void)
 	heatmap_free(&hm);
 }
 
+/* -S/-T: columns of the whole window exist, nothing outside is kept, and a
+ * baseline fetch before the window adds nothing. */
+static void
+test_window(void)
+{
+	struct heatmap	hm;
+	uint64_t	v[50] = { 0 };
+
+	heatmap_init(&hm, 50);
+	CHECK_INT(heatmap_set_window(&hm, 100, 109), 0);
+	CHECK_INT(hm.ncols, 10);
+	CHECK_INT(heatmap_total(&hm), 0);
+	CHECK(!heatmap_cell_covered(&hm, 0, 0));
+	v[0] = 5;
+	CHECK_INT(heatmap_counters_baseline(&hm, 99.9, v, 50), 0);
+	v[0] = 7;
+	v[49] = 1;			/* slice 49 of 99.9 -> second 99: outside */
+	CHECK_INT(heatmap_add_counters(&hm, 100.9, v, 50), 0);
+	CHECK_INT(heatmap_cell(&hm, 0, 0), 2);
+	CHECK_INT(heatmap_total(&hm), 2);
+	CHECK_INT(heatmap_add_cell(&hm, 110, 0, 9), 0);
+	CHECK_INT(heatmap_add_folded(&hm, 95, "a;b", 3), 0);
+	CHECK_INT(heatmap_add_folded(&hm, 109, "a;b", 4), 0);
+	heatmap_finish(&hm);
+	CHECK_INT(hm.ncols, 10);
+	CHECK_INT(heatmap_total(&hm), 2);
+	CHECK_INT(heatmap_stack_total(&hm), 4);
+	CHECK_INT(heatmap_set_window(&hm, 5, 4), -EINVAL);
+	CHECK_INT(heatmap_set_window(&hm, 0, 100000000), -E2BIG);
+	heatmap_free(&hm);
+}
+
 int
 main(void)
 {
+	test_window();
 	test_delta_splits_at_fetch_offset();
 	test_aligned_fetches_give_whole_columns();
 	test_reset_and_slice_change_rebaseline();
