@@ -40,6 +40,7 @@ heatmap_free(struct heatmap *hm)
 	free(hm->frame_hash);
 	free(hm->nodes);
 	free(hm->node_hash);
+	free(hm->stack_cache);
 	free(hm->prev);
 	memset(hm, 0, sizeof(*hm));
 }
@@ -284,9 +285,11 @@ hash_bytes(const char *s, size_t len)
 static uint64_t
 hash_pair(uint32_t a, uint32_t b)
 {
-	uint64_t	h = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ULL;
+	uint64_t	x = (uint64_t)a << 32 | b;	/* splitmix64's finalizer */
 
-	return h ^ (h >> 29);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
 }
 
 /* Grow an open-addressing table of index+1 slots; rehash with key(). */
@@ -407,25 +410,168 @@ column_append(struct heatmap_column_stacks *c, uint32_t node, uint64_t count)
 	return 0;
 }
 
+/* ---- whole-stack cache ---- */
+
+/* Does node's path, root first, spell frames "a;b;c" (len bytes)? */
+static int
+node_is_folded(const struct heatmap *hm, uint32_t node, const char *s, size_t len)
+{
+	size_t	end = len;
+
+	for (; node != 0; node = hm->nodes[node].parent) {
+		const char	*f = hm->frames[hm->nodes[node].frame];
+		size_t		flen = strlen(f);
+
+		/* a frame holding ';' came from a path: the folded text differs */
+		if (flen > end || memcmp(s + end - flen, f, flen) != 0 || strchr(f, ';'))
+			return 0;
+		end -= flen;
+		if (hm->nodes[node].parent != 0) {
+			if (end == 0 || s[end - 1] != ';')
+				return 0;
+			end--;
+		}
+	}
+	return end == 0;
+}
+
+static int
+node_is_path(const struct heatmap *hm, uint32_t node, const char *const *path, size_t n)
+{
+	for (; node != 0 && n > 0; node = hm->nodes[node].parent)
+		if (strcmp(hm->frames[hm->nodes[node].frame], path[--n]) != 0)
+			return 0;
+	return node == 0 && n == 0;
+}
+
+/* Slot for hash: the cached node, or where to put it (node 0). */
+static struct heatmap_stack_slot *
+cache_slot(struct heatmap *hm, uint64_t hash, const char *folded, size_t len,
+	   const char *const *path, size_t n)
+{
+	size_t	mask = hm->stack_cache_cap - 1, j;
+
+	for (j = hash & mask; hm->stack_cache[j].node; j = (j + 1) & mask) {
+		struct heatmap_stack_slot *e = &hm->stack_cache[j];
+		if (e->hash == hash && (folded ? node_is_folded(hm, e->node, folded, len)
+					       : node_is_path(hm, e->node, path, n)))
+			return e;
+	}
+	return &hm->stack_cache[j];
+}
+
+static int
+cache_grow(struct heatmap *hm)
+{
+	size_t	cap = hm->stack_cache_cap ? hm->stack_cache_cap * 2 : 1024, i, j;
+	struct heatmap_stack_slot *t;
+
+	if (hm->stack_cache_used * 2 < hm->stack_cache_cap)
+		return 0;
+	if ((t = calloc(cap, sizeof(*t))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < hm->stack_cache_cap; i++) {
+		if (hm->stack_cache[i].node == 0)
+			continue;
+		for (j = hm->stack_cache[i].hash & (cap - 1); t[j].node; j = (j + 1) & (cap - 1))
+			;
+		t[j] = hm->stack_cache[i];
+	}
+	free(hm->stack_cache);
+	hm->stack_cache = t;
+	hm->stack_cache_cap = cap;
+	return 0;
+}
+
+/* ---- adding stacks ---- */
+
+static int
+walk_path(struct heatmap *hm, const char *const *path, size_t n, uint32_t *node)
+{
+	uint32_t	frame;
+	size_t		i;
+	int		sts;
+
+	for (*node = 0, i = 0; i < n; i++) {
+		if ((sts = intern_frame(hm, path[i], strlen(path[i]), &frame)) < 0)
+			return sts;
+		if ((sts = child_node(hm, *node, frame, node)) < 0)
+			return sts;
+	}
+	return 0;
+}
+
+static int
+walk_folded(struct heatmap *hm, const char *p, uint32_t *node)
+{
+	const char	*e;
+	uint32_t	frame;
+	int		sts;
+
+	for (*node = 0;; p = e + 1) {
+		e = strchr(p, ';');
+		if ((sts = intern_frame(hm, p, e ? (size_t)(e - p) : strlen(p), &frame)) < 0)
+			return sts;
+		if ((sts = child_node(hm, *node, frame, node)) < 0)
+			return sts;
+		if (e == NULL)
+			return 0;
+	}
+}
+
+/* Find or make the node of a stack given either as folded text or as a path. */
+static int
+stack_node(struct heatmap *hm, const char *folded, const char *const *path, size_t n,
+	   uint32_t *node)
+{
+	struct heatmap_stack_slot *slot;
+	uint64_t	hash;
+	size_t		len = folded ? strlen(folded) : 0, i;
+	int		sts;
+
+	if (folded)
+		hash = hash_bytes(folded, len);
+	else {
+		/* the same bytes as the folded form, so both find each other */
+		hash = 1469598103934665603ULL;
+		for (i = 0; i < n; i++) {
+			const char *c;
+			if (i)
+				hash = (hash ^ ';') * 1099511628211ULL;
+			for (c = path[i]; *c; c++)
+				hash = (hash ^ (unsigned char)*c) * 1099511628211ULL;
+		}
+	}
+	if ((sts = cache_grow(hm)) < 0)
+		return sts;
+	slot = cache_slot(hm, hash, folded, len, path, n);
+	if (slot->node) {
+		*node = slot->node;
+		return 0;
+	}
+	sts = folded ? walk_folded(hm, folded, node) : walk_path(hm, path, n, node);
+	if (sts < 0)
+		return sts;
+	slot->hash = hash;
+	slot->node = *node;
+	hm->stack_cache_used++;
+	return 0;
+}
+
 int
 heatmap_add_stack(struct heatmap *hm, int64_t sec, const char *const *path,
 		  size_t n, uint64_t count)
 {
-	uint32_t	node = 0, frame;
-	size_t		i, col;
+	uint32_t	node;
+	size_t		col;
 	int		sts;
 
 	if (n == 0)
 		return -EINVAL;
 	if (outside(hm, sec))
 		return 0;
-	for (i = 0; i < n; i++) {
-		if ((sts = intern_frame(hm, path[i], strlen(path[i]), &frame)) < 0)
-			return sts;
-		if ((sts = child_node(hm, node, frame, &node)) < 0)
-			return sts;
-	}
-	if ((sts = column_of(hm, sec, &col)) < 0)
+	if ((sts = stack_node(hm, NULL, path, n, &node)) < 0 ||
+	    (sts = column_of(hm, sec, &col)) < 0)
 		return sts;
 	return column_append(&hm->stacks[col], node, count);
 }
@@ -433,8 +579,7 @@ heatmap_add_stack(struct heatmap *hm, int64_t sec, const char *const *path,
 int
 heatmap_add_folded(struct heatmap *hm, int64_t sec, const char *frames, uint64_t count)
 {
-	uint32_t	node = 0, frame;
-	const char	*p = frames, *e;
+	uint32_t	node;
 	size_t		col;
 	int		sts;
 
@@ -442,17 +587,8 @@ heatmap_add_folded(struct heatmap *hm, int64_t sec, const char *frames, uint64_t
 		return -EINVAL;
 	if (outside(hm, sec))
 		return 0;
-	for (;;) {
-		e = strchr(p, ';');
-		if ((sts = intern_frame(hm, p, e ? (size_t)(e - p) : strlen(p), &frame)) < 0)
-			return sts;
-		if ((sts = child_node(hm, node, frame, &node)) < 0)
-			return sts;
-		if (e == NULL)
-			break;
-		p = e + 1;
-	}
-	if ((sts = column_of(hm, sec, &col)) < 0)
+	if ((sts = stack_node(hm, frames, NULL, 0, &node)) < 0 ||
+	    (sts = column_of(hm, sec, &col)) < 0)
 		return sts;
 	return column_append(&hm->stacks[col], node, count);
 }

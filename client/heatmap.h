@@ -61,6 +61,11 @@ struct heatmap {
 	uint32_t	*node_hash;	/* open addressing over (parent, frame) */
 	size_t		node_hash_cap;
 
+	/* whole stacks seen before -> their node: most records repeat a stack
+	 * of an earlier second, and one lookup beats one per frame */
+	struct heatmap_stack_slot { uint64_t hash; uint32_t node; } *stack_cache;
+	size_t		stack_cache_cap, stack_cache_used;
+
 	/* when set, cells and stacks outside [win_from, win_to] are dropped */
 	int		have_window;
 	int64_t		win_from, win_to;

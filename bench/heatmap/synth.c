@@ -75,10 +75,13 @@ make_pool(void)
 	return pool;
 }
 
+/* Like the PMDA: samples of a second aggregated per distinct stack, one
+ * record per stack and second. */
 static void
 build(struct heatmap *hm, int seconds, char **pool, int stacks)
 {
 	uint64_t	cum[SLICES] = { 0 };
+	static unsigned	per[POOL];
 	double		t0 = 1764000000.37;	/* fetches at a non-aligned offset */
 	int		s;
 	unsigned	i, k, n;
@@ -91,11 +94,14 @@ build(struct heatmap *hm, int seconds, char **pool, int stacks)
 			n += c;
 		}
 		heatmap_add_counters(hm, t0 + s + 1, cum, SLICES);
+		memset(per, 0, sizeof(per));
 		for (k = 0; stacks && k < n; k++) {
 			uint64_t r = next() % POOL;
-			r = r * r / POOL;			/* skewed: a few hot stacks */
-			heatmap_add_folded(hm, (int64_t)t0 + s, pool[r], 1);
+			per[r * r / POOL]++;		/* skewed: a few hot stacks */
 		}
+		for (k = 0; k < POOL; k++)
+			if (per[k])
+				heatmap_add_folded(hm, (int64_t)t0 + s, pool[k], per[k]);
 	}
 	heatmap_finish(hm);
 }

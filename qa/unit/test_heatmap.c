@@ -327,9 +327,41 @@ test_window(void)
 	heatmap_free(&hm);
 }
 
+/* The whole-stack cache: the same stack as a path or as folded text is one
+ * node; prefixes, extensions and a frame holding ';' are not confused. */
+static void
+test_stack_cache(void)
+{
+	struct heatmap	hm;
+	const char	*abc[] = { "a", "b", "c" }, *semi[] = { "a;b", "c" };
+	size_t		before;
+
+	heatmap_init(&hm, 50);
+	CHECK_INT(heatmap_add_folded(&hm, 1, "a;b;c", 1), 0);
+	before = hm.nnodes;
+	CHECK_INT(heatmap_add_stack(&hm, 1, abc, 3, 2), 0);
+	CHECK_INT(heatmap_add_folded(&hm, 2, "a;b;c", 4), 0);
+	CHECK_INT(hm.nnodes, before);
+	CHECK_INT(heatmap_add_folded(&hm, 2, "a;b", 8), 0);	/* a prefix: its own node */
+	CHECK_INT(heatmap_add_folded(&hm, 2, "a;b;c;d", 16), 0);
+	CHECK_INT(heatmap_add_stack(&hm, 2, semi, 2, 32), 0);	/* frame "a;b" then "c" */
+	CHECK_INT(heatmap_add_folded(&hm, 2, "b;c", 64), 0);
+	CHECK_INT(heatmap_add_folded(&hm, 2, "xa;b;c", 128), 0);
+	heatmap_finish(&hm);
+	CHECK_INT(hm.stacks[0].n, 1);
+	CHECK_INT(hm.stacks[0].v[0].count, 3);
+	CHECK_INT(hm.stacks[1].n, 6);
+	CHECK_INT(hm.stacks[1].v[1].node, hm.stacks[0].v[0].node);	/* a;b;c after a;b */
+	CHECK_INT(hm.stacks[1].v[1].count, 4);
+	CHECK_INT(heatmap_stack_total(&hm), 255);
+	CHECK_INT(hm.nframes, 6);	/* a b c d "a;b" xa */
+	heatmap_free(&hm);
+}
+
 int
 main(void)
 {
+	test_stack_cache();
 	test_window();
 	test_delta_splits_at_fetch_offset();
 	test_aligned_fetches_give_whole_columns();
