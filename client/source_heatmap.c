@@ -328,12 +328,15 @@ archive_read(struct hm_source *s, char *err, size_t errlen)
 		if (sts != 0)
 			break;
 	}
-	if (sts < 0 && sts != PM_ERR_EOL) {
-		snprintf(err, errlen, "archive %s: %s", s->spec,
-			 sts == -E2BIG ? "time range too long for a heat map" : pmErrStr(sts));
+	if (sts == PM_ERR_EOL || sts == 1)
+		sts = ensure_heatmap(s, 50);	/* nothing logged: still a (noted) heat map */
+	if (sts < 0) {
+		snprintf(err, errlen, "archive %s: %s", s->spec, sts == -E2BIG ?
+			 "time range too long for one heat map (at most a day at 50 slices): "
+			 "narrow it with -S/-T" : pmErrStr(sts));
 		return -1;
 	}
-	return ensure_heatmap(s, 50) < 0 ? -1 : 0;
+	return 0;
 }
 
 /* ---- live ---- */
