@@ -260,6 +260,11 @@ write_window(void *arg, const struct window *w)
 		p[i].start = w->start;
 		p[i].end = w->end;
 	}
+	if (n > 0 && r->config->output && r->config->out.sink == NULL &&
+	    (r->config->out.sink = sink_open(r->config->output, r->err, sizeof(r->err))) == NULL) {
+		profiles_free(p, n);
+		return -1;
+	}
 	if (n > 0 && output_write(&r->config->out, p, n, r->err, sizeof(r->err)) < 0) {
 		profiles_free(p, n);
 		return -1;
@@ -314,7 +319,15 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 	if (lo.interval <= 0)
 		lo.interval = 1.0;
 	c->out.source = "pmcd";
-	return source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err));
+	if (source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (r->written == 0) {
+		snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
+			 "(is stackprof.control.enabled 1?)",
+			 c->select.process || c->select.npids ? " of the selected processes" : "");
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -352,7 +365,8 @@ run_heatmap(struct config *c, struct run *r, const struct event_metrics *m)
 		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
 		.duration = c->duration, .metrics = m,
 		.filter = c->select.process || c->select.npids ? r->sel : NULL,
-		.sink = c->out.sink, .title = c->out.emit.title, .width = c->out.emit.width,
+		.output = c->output, .sink = &c->out.sink,
+		.title = c->out.emit.title, .width = c->out.emit.width,
 	};
 
 	/* emit_options_default's title names a flame graph */
@@ -390,6 +404,9 @@ run(struct config *c)
 	const struct event_metrics	*m = NULL;
 	struct run			r = { .config = c };
 	char				err[512], *rest = NULL;
+	/* a live run opens its output first, to fail before profiling for an
+	 * hour; files and archives are read first, so bad input writes nothing */
+	bool				live = !c->input && opts.narchives == 0;
 	bool				heat;
 	int				sts;
 
@@ -411,7 +428,7 @@ run(struct config *c)
 	}
 	free(rest);
 	if ((r.sel = selection_new(&c->select, err, sizeof(err))) == NULL ||
-	    (c->output && (c->out.sink = sink_open(c->output, err, sizeof(err))) == NULL)) {
+	    (live && c->output && (c->out.sink = sink_open(c->output, err, sizeof(err))) == NULL)) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
 		selection_free(r.sel);
 		return 1;

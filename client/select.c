@@ -346,7 +346,8 @@ selection_take(struct selection *sel, struct profile **profiles, size_t *nprofil
 
 	if (out == NULL)
 		return -ENOMEM;
-	qsort(sel->groups, sel->ngroups, sizeof(*sel->groups), group_cmp);
+	if (sel->ngroups > 1)
+		qsort(sel->groups, sel->ngroups, sizeof(*sel->groups), group_cmp);
 	for (i = 0; i < sel->ngroups && sts == 0; i++)
 		sts = flame_tree_finish(sel->groups[i].tree);
 	for (i = 0; i < sel->ngroups && sts == 0; i = j) {

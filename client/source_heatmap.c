@@ -439,7 +439,7 @@ static int
 put(const struct heatmap_run_options *o, const char *path, const struct membuf *b,
     char *err, size_t errlen)
 {
-	return sink_put(o->sink, path, "image/svg+xml", b->data, b->len, err, errlen);
+	return sink_put(*o->sink, path, "image/svg+xml", b->data, b->len, err, errlen);
 }
 
 /* Render one heat map and store it (or print it). */
@@ -470,7 +470,12 @@ store(struct hm_source *s, const struct heatmap_run_options *o, char *err, size_
 		membuf_free(&b);
 		return -1;
 	}
-	if (o->sink == NULL) {
+	if (o->output && *o->sink == NULL &&		/* opened only once there is output */
+	    (*o->sink = sink_open(o->output, err, errlen)) == NULL) {
+		membuf_free(&b);
+		return -1;
+	}
+	if (o->output == NULL) {
 		if (fwrite(b.data, 1, b.len, stdout) != b.len || fflush(stdout) != 0) {
 			snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno));
 			sts = -1;
@@ -493,7 +498,7 @@ store(struct hm_source *s, const struct heatmap_run_options *o, char *err, size_
 			.host = s->host, .name = "heat map", .start = s->from, .end = s->to,
 			.samples = heatmap_total(&s->hm), .stem = stem, .exts = { "svg" }, .nexts = 1,
 		};
-		sts = site_update(o->sink, &e, 1, err, errlen);
+		sts = site_update(*o->sink, &e, 1, err, errlen);
 	}
 	membuf_free(&b);
 	return sts < 0 ? -1 : 0;
@@ -516,7 +521,7 @@ heatmap_run(const struct heatmap_run_options *o, char *err, size_t errlen)
 	int			n = o->narchives > 0 ? o->narchives : o->nhosts, i, sts = 0;
 	struct hm_source	*v;
 
-	if (n > 1 && o->sink == NULL) {
+	if (n > 1 && o->output == NULL) {
 		snprintf(err, errlen, "%d heat maps: give -o DIR to write them all", n);
 		return -1;
 	}

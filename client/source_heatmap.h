@@ -26,7 +26,8 @@ struct heatmap_run_options {
 	const struct event_metrics *metrics;
 	const struct selection *filter;	/* --process/--pid/--event for the stacks; may be NULL */
 	/* output */
-	struct sink	*sink;		/* NULL: the SVG on stdout (one heat map only) */
+	const char	*output;	/* -o DIR|s3://...; NULL: the SVG on stdout (one only) */
+	struct sink	**sink;		/* opened on first use, unless already open */
 	const char	*title;		/* NULL: "CPU heat map" */
 	unsigned	width;
 };

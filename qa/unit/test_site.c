@@ -1,0 +1,80 @@
+/*
+ * test_site.c - index.json/index.html of a directory sink: entries of
+ * successive runs add up, a rewritten period replaces its row, newest
+ * first, hostile names appear only escaped, a damaged index.json is
+ * rebuilt rather than fatal.
+ */
+#include <stdlib.h>
+#include "unit.h"
+#include "site.h"
+
+static char *
+get(struct sink *s, const char *path)
+{
+	char	*data = NULL;
+	size_t	len;
+
+	if (sink_get(s, path, &data, &len) < 0)
+		return NULL;
+	return data;
+}
+
+static void
+test_site(void)
+{
+	char			base[] = "/tmp/test_site.XXXXXX", err[256], cmd[300];
+	struct sink		*s;
+	char			*html, *json;
+	struct site_entry	old = {
+		.host = "h1", .name = "java", .start = 1000, .end = 1060, .samples = 5,
+		.stem = "h1/java/old", .exts = { "svg", "json" }, .nexts = 2,
+	};
+	struct site_entry	new[2] = {
+		{ .host = "h<1>", .name = "</td><script>alert(1)</script>", .pid = 42,
+		  .start = 2000, .end = 2060, .samples = 7, .stem = "h_1_/x/new",
+		  .exts = { "svg" }, .nexts = 1 },
+		{ .host = "h1", .name = "java", .start = 1000, .end = 1060, .samples = 6,
+		  .stem = "h1/java/old", .exts = { "svg" }, .nexts = 1 },
+	};
+
+	CHECK(mkdtemp(base) != NULL);
+	CHECK((s = sink_open(base, err, sizeof(err))) != NULL);
+	if (s == NULL)
+		return;
+	CHECK_INT(site_update(s, &old, 1, err, sizeof(err)), 0);
+	CHECK_INT(site_update(s, new, 2, err, sizeof(err)), 0);
+	html = get(s, "index.html");
+	json = get(s, "index.json");
+	CHECK(html != NULL && json != NULL);
+	if (html && json) {
+		char	*a = strstr(html, "h1/java/old.svg"), *b = strstr(html, "h_1_/x/new.svg");
+
+		CHECK(a != NULL && b != NULL && b < a);		/* newest first */
+		CHECK(strstr(html, "h1/java/old.json") == NULL);	/* the row was replaced */
+		CHECK(strstr(html, "<script>") == NULL);
+		CHECK(strstr(html, "&lt;/td&gt;&lt;script&gt;alert(1)&lt;/script&gt; (42)") != NULL);
+		CHECK(strstr(html, "h&lt;1&gt;") != NULL);
+		CHECK(strstr(json, "\"samples\":\t6") != NULL);
+		CHECK(strstr(json, "\"samples\":\t5") == NULL);
+	}
+	free(html);
+	free(json);
+
+	/* a damaged manifest is replaced by what this run knows */
+	CHECK_INT(sink_put(s, "index.json", "application/json", "{\"profiles\": [", 14,
+			   err, sizeof(err)), 0);
+	CHECK_INT(site_update(s, &old, 1, err, sizeof(err)), 0);
+	html = get(s, "index.html");
+	CHECK(html != NULL && strstr(html, "1 profiles") != NULL);
+	free(html);
+	sink_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+	CHECK_INT(system(cmd), 0);
+}
+
+int
+main(void)
+{
+	test_site();
+	return unit_report("test_site");
+}
