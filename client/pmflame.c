@@ -307,6 +307,21 @@ run_folded(struct config *c, struct run *r)
 	return write_window(r, &w);
 }
 
+/*
+ * Every host answered: open the output now, so that a live run fails
+ * before profiling for an hour, but an unknown host creates nothing.
+ */
+static int
+open_output(void *arg, char *err, size_t errlen)
+{
+	struct run	*r = arg;
+
+	if (r->config->output == NULL)
+		return 0;
+	r->config->out.sink = sink_open(r->config->output, err, errlen);
+	return r->config->out.sink ? 0 : -1;
+}
+
 static int
 run_live(struct config *c, struct run *r, const struct event_metrics *m)
 {
@@ -314,6 +329,7 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 		.hosts = opts.hosts, .nhosts = opts.nhosts,
 		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
 		.duration = c->duration, .period = c->period, .metrics = m,
+		.ready = open_output,
 	};
 
 	if (lo.interval <= 0)
@@ -404,9 +420,6 @@ run(struct config *c)
 	const struct event_metrics	*m = NULL;
 	struct run			r = { .config = c };
 	char				err[512], *rest = NULL;
-	/* a live run opens its output first, to fail before profiling for an
-	 * hour; files and archives are read first, so bad input writes nothing */
-	bool				live = !c->input && opts.narchives == 0;
 	bool				heat;
 	int				sts;
 
@@ -427,8 +440,7 @@ run(struct config *c)
 		return 1;
 	}
 	free(rest);
-	if ((r.sel = selection_new(&c->select, err, sizeof(err))) == NULL ||
-	    (live && c->output && (c->out.sink = sink_open(c->output, err, sizeof(err))) == NULL)) {
+	if ((r.sel = selection_new(&c->select, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
 		selection_free(r.sel);
 		return 1;

@@ -30,7 +30,7 @@ static const char *const param_names[RP_NPARAMS] = {
 };
 
 int
-record_ids_lookup(const struct event_metrics *m, const char *where,
+record_ids_lookup(const struct event_metrics *m, const char *where, const char *hint,
 		  struct record_ids *ids, char *err, size_t errlen)
 {
 	char		names[RP_NPARAMS][128];
@@ -41,8 +41,7 @@ record_ids_lookup(const struct event_metrics *m, const char *where,
 
 	if ((sts = pmLookupName(1, &stacks, &ids->stacks)) < 0 ||
 	    (sts = pmLookupDesc(ids->stacks, &desc)) < 0) {
-		snprintf(err, errlen, "%s: no %s: %s (%s)", where, m->stacks, pmErrStr(sts),
-			 sts == PM_ERR_NAME ? "is the stackprof PMDA installed and logged?" : "");
+		snprintf(err, errlen, "%s: no %s: %s (%s)", where, m->stacks, pmErrStr(sts), hint);
 		return -1;
 	}
 	if (desc.type != PM_TYPE_EVENT && desc.type != PM_TYPE_HIGHRES_EVENT) {

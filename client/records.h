@@ -24,7 +24,7 @@ struct record_ids {
  * Look the names up in the current context.  -1 with err when the metric is
  * missing (PMDA not installed, or the archive did not log it).
  */
-int record_ids_lookup(const struct event_metrics *m, const char *where,
+int record_ids_lookup(const struct event_metrics *m, const char *where, const char *hint,
 		      struct record_ids *ids, char *err, size_t errlen);
 
 /* What a batch of records gave; records outside the range are counted. */

@@ -46,6 +46,8 @@ struct live_options {
 	double		duration;	/* stop after this long; 0 = until a signal */
 	double		period;		/* cut a window this often; 0 = one window */
 	const struct event_metrics *metrics;
+	/* called once every host is connected, before the first poll */
+	int		(*ready)(void *arg, char *err, size_t errlen);
 };
 
 /* Poll every host until duration or SIGINT/SIGTERM.  -1 with err on failure. */

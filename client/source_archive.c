@@ -11,6 +11,7 @@
  * Several archives: each is read on its own (they may come from different
  * hosts); archives of the same host add up to one profile per host.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +33,35 @@ tv_secs(const struct timeval *tv)
 	return tv->tv_sec + tv->tv_usec / 1e6;
 }
 
+/* PCP's time window messages span lines (text, caret, hint): join them. */
+static void
+one_line(char *msg)
+{
+	char	*in, *out;
+	int	space = 0;
+
+	if (msg == NULL)
+		return;
+	for (in = out = msg; *in; in++) {
+		if (*in == '\n' || *in == '\t' || *in == ' ') {
+			space = out != msg;
+			continue;
+		}
+		if (space)
+			*out++ = ' ';
+		space = 0;
+		*out++ = *in;
+	}
+	*out = '\0';
+}
+
 /* Open one archive and work out its window from -S/-T/-A/-O. */
 static int
 archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
 {
 	pmLogLabel	label;
 	struct timeval	last, origin;
-	char		*msg = NULL;
+	char		*msg = NULL, where[PATH_MAX + 16];
 	int		sts;
 
 	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
@@ -57,6 +80,7 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 	sts = pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
 				&last, &a->start, &a->end, &origin, &msg);
 	if (sts < 0) {
+		one_line(msg);
 		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
 			 msg ? msg : "cannot parse");
 		free(msg);
@@ -68,7 +92,8 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 			 a->path);
 		return -1;
 	}
-	return record_ids_lookup(o->metrics, a->path, &a->ids, err, errlen);
+	snprintf(where, sizeof(where), "archive %s", a->path);
+	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
 }
 
 /* Hand over every record of the archive's window. */

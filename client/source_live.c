@@ -50,7 +50,7 @@ sleep_until(double t)
 }
 
 static int
-host_open(struct live_host *h, const struct event_metrics *m, char *err, size_t errlen)
+host_open(struct live_host *h, char *err, size_t errlen)
 {
 	if ((h->ctx = pmNewContext(PM_CONTEXT_HOST, h->spec)) < 0) {
 		snprintf(err, errlen, "cannot connect to pmcd on host %s: %s",
@@ -60,7 +60,18 @@ host_open(struct live_host *h, const struct event_metrics *m, char *err, size_t 
 	if (pmGetContextHostName_r(h->ctx, h->label, sizeof(h->label)) == NULL ||
 	    h->label[0] == '\0')
 		snprintf(h->label, sizeof(h->label), "%s", h->spec);
-	return record_ids_lookup(m, h->spec, &h->ids, err, errlen);
+	return 0;
+}
+
+static int
+host_lookup(struct live_host *h, const struct event_metrics *m, char *err, size_t errlen)
+{
+	char	where[300];
+
+	snprintf(where, sizeof(where), "host %s", h->spec);
+	pmUseContext(h->ctx);
+	return record_ids_lookup(m, where, "is the stackprof PMDA installed?",
+				 &h->ids, err, errlen);
 }
 
 /* Fetch one host's new records; a failed fetch is reported, not fatal. */
@@ -114,11 +125,18 @@ source_live_run(const struct live_options *o, stack_sample_fn fn,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < o->nhosts && sts == 0; i++) {
+	for (i = 0; i < o->nhosts; i++) {
 		hosts[i].spec = o->hosts[i];
 		hosts[i].ctx = -1;
-		sts = host_open(&hosts[i], o->metrics, err, errlen);
 	}
+	/* connect to all before asking any for metrics: an unknown host is
+	 * the first thing to report */
+	for (i = 0; i < o->nhosts && sts == 0; i++)
+		sts = host_open(&hosts[i], err, errlen);
+	for (i = 0; i < o->nhosts && sts == 0; i++)
+		sts = host_lookup(&hosts[i], o->metrics, err, errlen);
+	if (sts == 0 && o->ready != NULL)
+		sts = o->ready(arg, err, errlen);
 	/* the first fetch makes pmcd start a queue for us; it holds nothing older */
 	if (sts == 0)
 		sts = fetch_all(hosts, o->nhosts, fn, arg);

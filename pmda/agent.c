@@ -194,3 +194,40 @@ agent_refresh_filter(void)
 	if (sts < 0)
 		pmNotifyErr(LOG_ERR, "sampler_set_filter(%zu pids): %s", n, strerror(-sts));
 }
+
+/* A program was exec'd: read its maps now if it is (or just became)
+ * selected; unselected processes cost nothing more. */
+static void
+on_exec(void *arg, pid_t tgid)
+{
+	const pid_t	*pids;
+	size_t		n;
+	int		sts;
+
+	(void)arg;
+	if (proc_filter_note_exec(agent.filter, "/proc", tgid, &pids, &n)) {
+		sts = sampler_set_filter(agent.sampler, false, pids, n);
+		if (sts < 0)
+			pmNotifyErr(LOG_ERR, "sampler_set_filter(exec %d): %s",
+				    (int)tgid, strerror(-sts));
+	}
+	if (proc_filter_selected(agent.filter, tgid))
+		symbolizer_note_process(agent.symbolizer, tgid);
+}
+
+void
+agent_handle_execs(void)
+{
+	int	sts;
+
+	if (agent.sampler == NULL)
+		return;
+	if ((sts = sampler_poll_execs(agent.sampler, on_exec, NULL)) < 0)
+		pmNotifyErr(LOG_ERR, "sampler_poll_execs: %s", strerror(-sts));
+}
+
+int
+agent_exec_fd(void)
+{
+	return agent.sampler ? sampler_exec_fd(agent.sampler) : -1;
+}

@@ -76,4 +76,11 @@ int agent_set_pids(const char *text);
 /* Push the current PID set of the filter to the sampler (each drain). */
 void agent_refresh_filter(void);
 
+/* Handle the sampler's queued exec notifications (main.c, when its fd is
+ * readable): read the new programs' maps now, while they exist, and select
+ * them at once if they match the process regex. */
+void agent_handle_execs(void);
+/* The fd to poll for exec notifications, or -1. */
+int agent_exec_fd(void);
+
 #endif /* AGENT_H */

@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "drain.h"
 #include "events.h"
+#include "interval.h"
 
 #define FRAME_NAME_MAX	1024
 
@@ -20,6 +21,7 @@ struct drain_pass {
 	char		*frames;	/* folded frame list being built */
 	size_t		cap;
 	uint64_t	symbolize_ns;
+	struct interval_stacks *merged;	/* this drain's stacks by name */
 };
 
 static uint64_t
@@ -88,12 +90,12 @@ copy_comm(char *dst, const char *src)
 	frame_name_sanitize(dst);
 }
 
+/* One stack from the sampler: name its frames and merge it by name. */
 static void
 take_stack(void *arg, const struct sampled_stack *st)
 {
 	struct drain_pass	*pass = arg;
 	char			comm[SP_COMM_LEN + 1], pcomm[SP_COMM_LEN + 1];
-	struct stack_event	ev;
 	uint64_t		t0;
 	int			sts;
 
@@ -103,33 +105,48 @@ take_stack(void *arg, const struct sampled_stack *st)
 	symbolizer_note_process(agent.symbolizer, (pid_t)st->key->tgid);
 	sts = drain_fold_stack(agent.symbolizer, st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
-	if (sts < 0) {
-		pmNotifyErr(LOG_ERR, "drain: out of memory folding a stack");
-		return;
-	}
-	window_add(agent.window, (pid_t)st->key->tgid, pcomm, comm, pass->frames, st->count);
+	if (sts == 0)
+		sts = interval_add(pass->merged, (pid_t)st->key->tgid, (pid_t)st->key->tid,
+				   pcomm, comm, pass->frames, st->count);
+	if (sts < 0)
+		pmNotifyErr(LOG_ERR, "drain: out of memory for a stack of pid %u", st->key->tgid);
+	agent.stats.stacks++;
+}
 
-	ev.stack = pass->frames;
+/* One merged stack: into the window and the event queue. */
+static void
+publish_stack(void *arg, const struct interval_stack *st)
+{
+	struct drain_pass	*pass = arg;
+	struct stack_event	ev;
+
+	window_add(agent.window, st->pid, st->process, st->thread, st->frames, st->count);
+	ev.stack = st->frames;
 	ev.count = st->count;
 	ev.value_us = st->count * 1000000u / agent.interval_frequency_hz;
-	ev.pid = (pid_t)st->key->tgid;
-	ev.tid = (pid_t)st->key->tid;
-	ev.comm = comm;
-	ev.process = pcomm;
+	ev.pid = st->pid;
+	ev.tid = st->tid;
+	ev.comm = st->thread;
+	ev.process = st->process;
 	if (events_append(&ev, &pass->when) == 0)
 		agent.stats.records++;
-	agent.stats.stacks++;
 }
 
 void
 drain_run(void)
 {
+	static struct interval_stacks	*merged;	/* reused: its buckets are big */
 	struct drain_pass	pass = { .frames = NULL, .cap = 0, .symbolize_ns = 0 };
 	struct timespec		now;
 	uint64_t		t0 = mono_ns();
 	int			sts;
 
 	gettimeofday(&pass.when, NULL);
+	if (merged == NULL && (merged = interval_new()) == NULL) {
+		pmNotifyErr(LOG_ERR, "drain: out of memory");
+		return;
+	}
+	pass.merged = merged;
 	if (agent.sampler != NULL) {
 		sts = sampler_drain(agent.sampler, take_stack, &pass);
 		if (sts < 0) {
@@ -138,6 +155,7 @@ drain_run(void)
 		}
 	}
 	free(pass.frames);
+	interval_flush(merged, publish_stack, &pass);
 	symbolizer_collect(agent.symbolizer);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	window_publish(agent.window, now.tv_sec);

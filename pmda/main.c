@@ -91,24 +91,32 @@ parse_options(int argc, char **argv, pmdaInterface *dp)
 	}
 }
 
-/* Serve pmcd until it goes away, draining every interval.  The next drain
- * is computed from the last one each time round, so a store into
- * stackprof.control.interval takes effect at once. */
+/* Serve pmcd until it goes away, draining every interval and taking exec
+ * notifications as they come.  The next drain is computed from the last
+ * one each time round, so a store into stackprof.control.interval takes
+ * effect at once. */
 static void
 serve(pmdaInterface *dp)
 {
-	struct pollfd	pfd = { .fd = __pmdaInFd(dp), .events = POLLIN };
+	struct pollfd	pfd[2] = {
+		{ .fd = __pmdaInFd(dp), .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
+	};
 	int64_t		last = now_ms();
 
 	while (!quit) {
 		int64_t	wait = last + agent.interval_ms - now_ms();
-		int	n = poll(&pfd, 1, wait > 0 ? (int)wait : 0);
+		int	n;
 
+		pfd[1].fd = agent_exec_fd();	/* changes if BPF is reloaded */
+		n = poll(pfd, 2, wait > 0 ? (int)wait : 0);
 		if (n < 0 && errno != EINTR) {
 			pmNotifyErr(LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
-		if (n > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) &&
+		if (n > 0 && (pfd[1].revents & POLLIN))
+			agent_handle_execs();
+		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
 			break;	/* pmcd closed the pipe: it restarts us */
 		if (now_ms() - last >= agent.interval_ms) {

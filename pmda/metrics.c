@@ -64,10 +64,9 @@ static pmdaMetric metrictab[] = {
 
 	METRIC(CL_HEATMAP, HEAT_ONCPU, PM_TYPE_U64, INDOM_HEATMAP_SLOT, PM_SEM_COUNTER, UNITS_COUNT),
 
-	STAT(SP_STAT_SAMPLES), STAT(SP_STAT_FILTERED), STAT(SP_STAT_IDLE),
-	STAT(SP_STAT_MAP_FULL), STAT(SP_STAT_KSTACK_COLLISION),
-	STAT(SP_STAT_USTACK_COLLISION), STAT(SP_STAT_KSTACK_MISSING),
-	STAT(SP_STAT_USTACK_MISSING),
+	STAT(ST_SAMPLES), STAT(ST_FILTERED), STAT(ST_IDLE), STAT(ST_MAP_FULL),
+	STAT(ST_KSTACK_COLLISIONS), STAT(ST_USTACK_COLLISIONS),
+	STAT(ST_KSTACK_MISSING), STAT(ST_USTACK_MISSING),
 	METRIC(CL_STATS, ST_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_NSEC),
 	STAT(ST_BPF_RUN_COUNT), STAT(ST_DRAINS),
 	METRIC(CL_STATS, ST_DRAIN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
@@ -84,6 +83,24 @@ static pmdaMetric metrictab[] = {
 	METRIC(CL_STATS, ST_PROCESSES, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	METRIC(CL_STATS, ST_BPF_LOADED, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
 	STAT(ST_DRAIN_ERRORS),
+	STAT(ST_EXECS), STAT(ST_EXEC_LOST), STAT(ST_GEN_BUSY),
+	STAT(ST_ELF_ERRORS), STAT(ST_DEBUG_MISMATCHES), STAT(ST_PERFMAP_BAD_LINES),
+	STAT(ST_PROC_ERRORS),
+	METRIC(CL_STATS, ST_SYMBOL_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	STAT(ST_FILTER_SCANS),
+};
+
+/* Where each sampler-backed stats item comes from: an enum sp_stat index. */
+static const int sampler_stat_of[ST_NITEMS] = {
+	[ST_SAMPLES] = SP_STAT_SAMPLES + 1, [ST_FILTERED] = SP_STAT_FILTERED + 1,
+	[ST_IDLE] = SP_STAT_IDLE + 1, [ST_MAP_FULL] = SP_STAT_MAP_FULL + 1,
+	[ST_KSTACK_COLLISIONS] = SP_STAT_KSTACK_COLLISION + 1,
+	[ST_USTACK_COLLISIONS] = SP_STAT_USTACK_COLLISION + 1,
+	[ST_KSTACK_MISSING] = SP_STAT_KSTACK_MISSING + 1,
+	[ST_USTACK_MISSING] = SP_STAT_USTACK_MISSING + 1,
+	[ST_EXECS] = SP_STAT_EXECS + 1, [ST_EXEC_LOST] = SP_STAT_EXEC_LOST + 1,
+	[ST_GEN_BUSY] = SP_STAT_GEN_BUSY + 1,
+	/* 0 = not a sp_stat; +1 keeps index 0 usable */
 };
 
 /* Values read from BPF maps once per fetch PDU, not once per metric. */
@@ -157,8 +174,8 @@ fetch_sampler_stat(unsigned item, pmAtomValue *atom)
 			return PMDA_FETCH_NOVALUES;
 		snap.have_sampler = true;
 	}
-	if (item < SP_STAT_NR)
-		atom->ull = snap.sampler.stat[item];
+	if (sampler_stat_of[item])
+		atom->ull = snap.sampler.stat[sampler_stat_of[item] - 1];
 	else if (item == ST_BPF_RUN_TIME)
 		atom->ull = snap.sampler.bpf_run_time_ns;
 	else
@@ -179,7 +196,13 @@ fetch_symbolizer_stat(unsigned item, pmAtomValue *atom)
 	case ST_CACHE_MISSES:	atom->ull = st.cache_misses; break;
 	case ST_CACHE_EVICTIONS: atom->ull = st.cache_evictions; break;
 	case ST_CACHE_BYTES:	atom->ull = st.cache_bytes; break;
-	default:		atom->ull = st.kernel_lookups + st.user_lookups; break;
+	case ST_ELF_ERRORS:	atom->ull = st.elf_errors; break;
+	case ST_DEBUG_MISMATCHES: atom->ull = st.debug_mismatches; break;
+	case ST_PERFMAP_BAD_LINES: atom->ull = st.perfmap_bad_lines; break;
+	case ST_PROC_ERRORS:	atom->ull = st.proc_errors; break;
+	case ST_SYMBOL_PROCESSES: atom->ull = st.processes; break;
+	case ST_SYMBOL_LOOKUPS:	atom->ull = st.kernel_lookups + st.user_lookups; break;
+	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;
 }
@@ -189,9 +212,12 @@ fetch_stats(unsigned item, pmAtomValue *atom)
 {
 	struct window_proc *const	*procs;
 
-	if (item < SP_STAT_NR || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT)
+	if (item >= ST_NITEMS)
+		return PM_ERR_PMID;
+	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT)
 		return fetch_sampler_stat(item, atom);
-	if (item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS)
+	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
+	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES))
 		return fetch_symbolizer_stat(item, atom);
 	switch (item) {
 	case ST_DRAINS:		atom->ull = agent.stats.drains; break;
@@ -207,6 +233,7 @@ fetch_stats(unsigned item, pmAtomValue *atom)
 	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(agent.window, &procs); break;
 	case ST_BPF_LOADED:	atom->ul = agent.sampler != NULL; break;
 	case ST_DRAIN_ERRORS:	atom->ull = agent.stats.drain_errors; break;
+	case ST_FILTER_SCANS:	atom->ull = agent.stats.filter_scans; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;

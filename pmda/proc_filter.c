@@ -210,3 +210,43 @@ proc_filter_resolve(struct proc_filter *f, const char *proc_root,
 	*n = f->resolved.n;
 	return changed;
 }
+
+bool
+proc_filter_selected(const struct proc_filter *f, pid_t pid)
+{
+	size_t	i;
+
+	if (proc_filter_all(f))
+		return true;
+	for (i = 0; i < f->resolved.n; i++)
+		if (f->resolved.v[i] == pid)
+			return true;
+	return false;
+}
+
+bool
+proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
+		      const pid_t **pids, size_t *n)
+{
+	char	name[32];
+	int	procfd;
+	bool	match;
+	size_t	i;
+
+	if (!f->have_regex || !f->resolved_once)
+		return false;	/* all selected, or a full resolve is due anyway */
+	for (i = 0; i < f->resolved.n; i++)
+		if (f->resolved.v[i] == pid)
+			return false;
+	if ((procfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	match = process_matches(f, procfd, name);
+	close(procfd);
+	if (!match || pid_set_add(&f->resolved, pid) < 0)
+		return false;
+	pid_set_normalize(&f->resolved);
+	*pids = f->resolved.v;
+	*n = f->resolved.n;
+	return true;
+}

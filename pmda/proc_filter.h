@@ -35,4 +35,15 @@ bool proc_filter_all(const struct proc_filter *f);
 bool proc_filter_resolve(struct proc_filter *f, const char *proc_root,
 			 const pid_t **pids, size_t *n);
 
+/* Whether pid is in the last resolved set (always true when all are selected). */
+bool proc_filter_selected(const struct proc_filter *f, pid_t pid);
+
+/*
+ * A program was just exec'd as pid: if it matches the regex and is not yet
+ * selected, add it to the resolved set at once (no full rescan) and return
+ * true with the new set in *pids and *n.
+ */
+bool proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
+			   const pid_t **pids, size_t *n);
+
 #endif /* PROC_FILTER_H */

@@ -86,8 +86,21 @@ main(void)
 	CHECK(proc_filter_resolve(f, root, &pids, &n));
 	CHECK_INT(n, 5);
 
+	/* an exec'd program matching the regex joins without a rescan */
+	CHECK(proc_filter_selected(f, 20));
+	CHECK(!proc_filter_selected(f, 30));
+	fake_process(30, "nginx", "nginx", 5);
+	CHECK(proc_filter_note_exec(f, root, 30, &pids, &n));
+	CHECK_INT(n, 6);
+	CHECK(proc_filter_selected(f, 30));
+	CHECK(!proc_filter_note_exec(f, root, 30, &pids, &n));	/* already in */
+	fake_process(31, "sshd", "sshd", 4);
+	CHECK(!proc_filter_note_exec(f, root, 31, &pids, &n));	/* no match */
+	CHECK(!proc_filter_selected(f, 31));
+
 	CHECK_INT(proc_filter_set_regex(f, ""), 0);
 	CHECK_INT(proc_filter_set_pids(f, NULL, 0), 0);
+	CHECK(proc_filter_selected(f, 31));	/* all selected again */
 	CHECK(proc_filter_all(f));
 	proc_filter_free(f);
 
