@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "agent.h"
@@ -54,14 +55,35 @@ agent_init(void)
 	agent.pids_text = strdup("");
 	agent.filter = proc_filter_new();
 	agent.window = window_new(WINDOW_EXPIRE_S);
-	agent.symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES);
-	if (!agent.process_regex || !agent.pids_text || !agent.filter ||
-	    !agent.window || !agent.symbolizer)
+	if (!agent.process_regex || !agent.pids_text || !agent.filter || !agent.window)
 		return -ENOMEM;
 	agent.interval_frequency_hz = agent.frequency_hz;
+	return 0;
+}
+
+static double
+seconds_since(const struct timespec *t0)
+{
+	struct timespec	t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int
+agent_start(void)
+{
+	struct timespec	t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((agent.symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES)) == NULL)
+		return -ENOMEM;
 	/* a PMDA without BPF still serves its controls and says why in the log */
 	open_sampler();
 	agent_refresh_filter();
+	pmNotifyErr(LOG_INFO, "started in %.2f s: BPF sampler %s, %u Hz, interval %u ms",
+		    seconds_since(&t0), agent.sampler ? "loaded" : "NOT loaded",
+		    agent.frequency_hz, agent.interval_ms);
 	return 0;
 }
 

@@ -88,6 +88,7 @@ static pmdaMetric metrictab[] = {
 	STAT(ST_PROC_ERRORS),
 	METRIC(CL_STATS, ST_SYMBOL_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	STAT(ST_FILTER_SCANS),
+	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -188,6 +189,8 @@ fetch_symbolizer_stat(unsigned item, pmAtomValue *atom)
 {
 	struct symbolizer_stats	st;
 
+	if (agent.symbolizer == NULL)
+		return PMDA_FETCH_NOVALUES;	/* not started yet */
 	symbolizer_get_stats(agent.symbolizer, &st);
 	switch (item) {
 	case ST_LOST_PROCESSES:	atom->ull = st.lost_processes; break;
@@ -234,6 +237,7 @@ fetch_stats(unsigned item, pmAtomValue *atom)
 	case ST_BPF_LOADED:	atom->ul = agent.sampler != NULL; break;
 	case ST_DRAIN_ERRORS:	atom->ull = agent.stats.drain_errors; break;
 	case ST_FILTER_SCANS:	atom->ull = agent.stats.filter_scans; break;
+	case ST_DRAIN_TIME_MAX:	atom->ull = agent.stats.drain_time_max_us; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;

@@ -1,7 +1,8 @@
 /*
  * sym_proc.c - what we know of each process: its executable mappings from
  * /proc/PID/maps, keyed by (pid, start time) so a reused PID is never
- * symbolized with its predecessor's maps.  Entries sit in a hash by pid
+ * symbolized with its predecessor's maps (and by the start addresses of
+ * code and stack, so an exec in the same process is noticed too).  Entries sit in a hash by pid
  * and an LRU list the symbolizer trims by bytes.
  *
  * Files are opened as the process sees them, through /proc/PID/root (its
@@ -109,30 +110,47 @@ sym_procs_get(struct sym_procs *ps, pid_t pid)
 	return NULL;
 }
 
-uint64_t
-sym_proc_start_time(pid_t pid)
+bool
+sym_proc_ident(pid_t pid, struct sym_ident *id)
 {
-	char path[64], buf[1024], *paren;
-	unsigned long long start = 0;
+	char path[64], buf[1024], *p;
 	ssize_t n;
-	int fd;
+	int fd, field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return false;
 	buf[n] = '\0';
 	/* comm may hold spaces and ')': fields restart after the last ')' */
-	if ((paren = strrchr(buf, ')')) == NULL)
-		return 0;
-	/* state is field 3; starttime is field 22, i.e. the 20th after ')' */
-	if (sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
-		   " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start ? start : 1;	/* 0 means "gone" to our callers */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return false;
+	memset(id, 0, sizeof(*id));
+	p++;
+	for (field = 3; field <= 28 && *p; field++) {
+		while (*p == ' ')
+			p++;
+		unsigned long long v = strtoull(p, &p, 10);
+		if (field == 22)
+			id->start_time = v;
+		else if (field == 26)
+			id->start_code = v;
+		else if (field == 28)
+			id->start_stack = v;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return field > 28 && id->start_time != 0;
+}
+
+bool
+sym_ident_equal(const struct sym_ident *a, const struct sym_ident *b)
+{
+	return a->start_time == b->start_time && a->start_code == b->start_code &&
+	       a->start_stack == b->start_stack;
 }
 
 static enum sym_map_kind
@@ -241,10 +259,11 @@ sym_procs_capture(struct sym_procs *ps, struct sym_cache *c, pid_t pid, unsigned
 	p->pid = pid;
 	p->nspid = pid;
 	p->maps_gen = gen;
-	p->start_time = sym_proc_start_time(pid);
+	p->checked_gen = gen;
 	p->bytes = sizeof(*p);
-	if (p->start_time == 0 || !read_maps(p) ||
-	    sym_proc_start_time(pid) != p->start_time) {
+	struct sym_ident after;
+	if (!sym_proc_ident(pid, &p->id) || !read_maps(p) ||
+	    !sym_proc_ident(pid, &after) || !sym_ident_equal(&p->id, &after)) {
 		/* gone, or exec'd/replaced while we read: nothing trustworthy */
 		free_maps(p, c);
 		p->lost = true;
@@ -262,15 +281,17 @@ bool
 sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p, unsigned gen)
 {
 	struct sym_proc fresh = { .pid = p->pid };
+	struct sym_ident now;
 
 	p->maps_gen = gen;
-	if (p->lost || sym_proc_start_time(p->pid) != p->start_time || !read_maps(&fresh))
+	if (p->lost || !sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id) ||
+	    !read_maps(&fresh))
 		return false;
 	free_maps(p, c);
 	ps->bytes -= p->bytes;
 	p->maps = fresh.maps;
 	p->nmaps = fresh.nmaps;
-	p->bytes = fresh.bytes;
+	p->bytes = fresh.bytes + sym_perfmap_bytes(p->perfmap);
 	ps->bytes += p->bytes;
 	return true;
 }
@@ -314,6 +335,8 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 	if (m->tried)
 		return m->elf;
 	m->tried = true;
+	if (m->kind == SYM_MAP_VDSO)
+		return m->elf = sym_vdso_load(p->pid, m->start, m->end, c, cnt);
 	if ((e = sym_cache_get(c, m->dev, m->ino)) != NULL) {
 		cnt->cache_hits++;
 		return m->elf = e;

@@ -25,9 +25,9 @@ static const char exe_src[] =
 	"{ volatile int s = 1; for (int i = 0; i < x; i++) s *= 3; return s; }\n"
 	"int main(void) {\n"
 	"  char c;\n"
-	"  printf(\"exe_hot_function %p\\n\", (void *)(uintptr_t)exe_hot_function);\n"
-	"  printf(\"exe_local_function %p\\n\", (void *)(uintptr_t)exe_local_function);\n"
-	"  printf(\"lib_hot_function %p\\n\", lib_hot_address());\n"
+	"  printf(\"%p exe_hot_function\\n\", (void *)(uintptr_t)exe_hot_function);\n"
+	"  printf(\"%p exe_local_function\\n\", (void *)(uintptr_t)exe_local_function);\n"
+	"  printf(\"%p lib_hot_function\\n\", lib_hot_address());\n"
 	"  fflush(stdout);\n"
 	"  return (int)read(0, &c, 1) + exe_hot_function(1) + exe_local_function(1);\n"
 	"}\n";
