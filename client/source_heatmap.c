@@ -246,7 +246,8 @@ lookup(struct hm_source *s, char *err, size_t errlen)
 	}
 	if (pmLookupName(1, &interval, &s->interval_id) < 0)
 		s->interval_id = PM_ID_NULL;
-	if (record_ids_lookup(s->o->metrics, s->spec, &s->ids, e2, sizeof(e2)) == 0)
+	if (record_ids_lookup(s->o->metrics, s->spec, s->archive ? "did pmlogger log it?" :
+			      "is the stackprof PMDA installed?", &s->ids, e2, sizeof(e2)) == 0)
 		s->stacks_id = s->ids.stacks;
 	else
 		fprintf(stderr, "%s: warning: %s; the heat map has no stacks to select\n",
