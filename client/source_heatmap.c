@@ -218,8 +218,10 @@ take_result(struct hm_source *s, const pmResult *rp)
 			sts = take_heat(s, vs, t);
 		else if (vs->pmid == s->stacks_id) {
 			if ((sts = ensure_heatmap(s, 50)) == 0)
+				/* live: records drained before our first fetch (a
+				 * queue's backlog) cover time before the heat map */
 				sts = records_deliver(vs, &s->ids, s->host,
-						      s->archive ? s->from - EDGE : -INFINITY,
+						      s->archive ? s->from - EDGE : s->from,
 						      s->archive ? s->to + EDGE : -1,
 						      add_record, s, &c);
 		}
