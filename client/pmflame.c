@@ -22,6 +22,7 @@
 #include "select.h"
 #include "sink.h"
 #include "source.h"
+#include "source_heatmap.h"
 
 static pmLongOptions longopts[] = {
 	PMAPI_OPTIONS_HEADER("Sources"),
@@ -43,7 +44,7 @@ static pmLongOptions longopts[] = {
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
 	PMAPI_OPTIONS_HEADER("Output"),
-	{ "format", 1, 0, "LIST", "comma list of json, svg, folded (default svg)" },
+	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, heatmap (default svg)" },
 	{ "output", 1, 'o', "DIR|s3://BUCKET/PREFIX", "write a browsable site there (default: stdout)" },
 	{ "period", 1, 0, "SECONDS", "live: write a profile of every period" },
 	{ "title", 1, 0, "TEXT", "SVG title (default \"Flame Graph\")" },
@@ -373,14 +374,64 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	return 0;
 }
 
+/* --format heatmap: its own pipeline (client/source_heatmap.c) over the
+ * same archives or hosts, sink and selection. */
+static int
+run_heatmap(struct config *c, struct run *r, const struct event_metrics *m)
+{
+	struct heatmap_run_options	o = {
+		.archives = opts.archives, .narchives = opts.narchives,
+		.start = opts.start_optarg, .finish = opts.finish_optarg,
+		.align = opts.align_optarg, .origin = opts.origin_optarg,
+		.timezone = opts.timezone, .hostzone = opts.tzflag,
+		.hosts = opts.hosts, .nhosts = opts.nhosts,
+		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
+		.duration = c->duration, .metrics = m,
+		.filter = c->select.process || c->select.npids ? r->sel : NULL,
+		.output = c->output, .sink = &c->out.sink,
+		.title = c->out.emit.title, .width = c->out.emit.width,
+	};
+
+	/* emit_options_default's title names a flame graph */
+	if (o.title && strcmp(o.title, "Flame Graph") == 0)
+		o.title = NULL;
+	return heatmap_run(&o, r->err, sizeof(r->err));
+}
+
+/* Take "heatmap" out of --format; refuse what it cannot be combined with. */
+static int
+heatmap_wanted(struct config *c, char **rest, bool *heat)
+{
+	*heat = c->formats && heatmap_format_take(c->formats, rest);
+	if (!*heat)
+		return 0;
+	if (c->input)
+		fprintf(stderr, "%s: --format heatmap needs -a or -h: folded stacks have no times\n",
+			pmGetProgname());
+	else if (opts.narchives == 0 && (*rest || c->period > 0))
+		fprintf(stderr, "%s: live --format heatmap takes no other format and no --period\n",
+			pmGetProgname());
+	else if (*rest && c->output == NULL)
+		fprintf(stderr, "%s: --format heatmap with other formats: give -o DIR\n",
+			pmGetProgname());
+	else
+		return 0;
+	free(*rest);
+	*rest = NULL;
+	return -1;
+}
+
 static int
 run(struct config *c)
 {
 	const struct event_metrics	*m = NULL;
 	struct run			r = { .config = c };
-	char				err[512];
+	char				err[512], *rest = NULL;
+	bool				heat;
 	int				sts;
 
+	if (heatmap_wanted(c, &rest, &heat) < 0)
+		return 1;
 	if (c->select.event == NULL)
 		c->select.event = "on-cpu";
 	if (!c->input && (m = event_metrics_find(c->select.event)) == NULL) {
@@ -388,14 +439,23 @@ run(struct config *c)
 			pmGetProgname(), c->select.event);
 		return 1;
 	}
-	if (output_formats_parse(c->formats ? c->formats : "svg", c->out.formats,
-				 &c->out.nformats, err, sizeof(err)) < 0 ||
-	    (r.sel = selection_new(&c->select, err, sizeof(err))) == NULL) {
+	if ((!heat || rest) &&
+	    output_formats_parse(heat ? rest : c->formats ? c->formats : "svg", c->out.formats,
+				 &c->out.nformats, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
+		free(rest);
+		return 1;
+	}
+	free(rest);
+	if ((r.sel = selection_new(&c->select, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
 		selection_free(r.sel);
 		return 1;
 	}
-	if (c->input)
+	sts = heat ? run_heatmap(c, &r, m) : 0;
+	if (sts < 0 || (heat && c->out.nformats == 0))
+		;	/* the heat map was all that was asked for, or it failed */
+	else if (c->input)
 		sts = run_folded(c, &r);
 	else if (opts.narchives > 0)
 		sts = run_archives(c, &r, m);

@@ -117,6 +117,12 @@ wanted(const struct selection *sel, const struct stack_sample *s)
 	return true;
 }
 
+bool
+selection_wants(const struct selection *sel, const struct stack_sample *s)
+{
+	return wanted(sel, s);
+}
+
 static struct group *
 find_group(struct selection *sel, const char *host, const char *process, uint32_t pid)
 {

@@ -41,6 +41,10 @@ void selection_free(struct selection *sel);
 /* A stack_sample_fn: arg is the selection.  Filtered samples return 0. */
 int selection_add(void *sel, const struct stack_sample *s);
 
+/* Would selection_add keep this sample?  (--format heatmap filters its
+ * own per-second stacks with it.) */
+bool selection_wants(const struct selection *sel, const struct stack_sample *s);
+
 /* Samples kept since the last take (across hosts). */
 uint64_t selection_samples(const struct selection *sel);
 

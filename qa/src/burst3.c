@@ -1,0 +1,76 @@
+/*
+ * burst3 SECONDS START - for SECONDS seconds do a little work every second
+ * (100 ms in steady_work), except for one 3-second CPU burst, all in
+ * three_second_burst, from START seconds after the first whole second.
+ * Prints the burst's wall-clock start second, so a test can select it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+
+static double
+wall(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+spin_until(double t)
+{
+	while (wall() < t)
+		sink++;
+}
+
+static void
+steady_work(double until)
+{
+	spin_until(until);
+}
+
+static void
+three_second_burst(double until)
+{
+	spin_until(until);
+}
+
+static void
+sleep_until(double t)
+{
+	struct timespec	ts;
+	double		d = t - wall();
+
+	if (d <= 0)
+		return;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	int	seconds = argc > 1 ? atoi(argv[1]) : 12;
+	int	start = argc > 2 ? atoi(argv[2]) : 4, i;
+	double	s0 = (double)(long)wall() + 1;
+
+	printf("%ld\n", (long)s0 + start);
+	fflush(stdout);
+	sleep_until(s0);
+	for (i = 0; i < seconds; i++) {
+		double s = s0 + i;
+
+		if (i == start) {
+			three_second_burst(s + 3);
+			i += 2;
+			continue;
+		}
+		steady_work(s + 0.1);
+		sleep_until(s + 1);
+	}
+	return 0;
+}
