@@ -152,7 +152,7 @@ int
 main(int argc, char **argv)
 {
 	struct heatmap			hm;
-	struct heatmap_emit_options	o = { "Synthetic hour", "2 CPUs at 99 Hz, 50 slices", 1200 };
+	struct heatmap_emit_options	o = { "Synthetic profile", "2 CPUs at 99 Hz, 50 slices", 1200 };
 	struct membuf			svg, peer;
 	char				**pool;
 	double				t0, t1, t2, t3;
