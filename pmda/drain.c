@@ -36,6 +36,8 @@ struct drain_pass {
 };
 
 static void	(*service_pmcd)(void);
+/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
+static struct drain_pass	carried;
 
 void
 drain_set_service(void (*fn)(void))
@@ -143,6 +145,13 @@ nomem:
 		    st->count, st->key->tgid);
 }
 
+void
+drain_keep_stack(void *arg, const struct sampled_stack *st)
+{
+	(void)arg;
+	copy_stack(&carried, st);
+}
+
 /* Phase 2: name the frames of one copied stack and merge it by name. */
 static void
 name_stack(struct drain_pass *pass, const struct raw_stack *r)
@@ -228,6 +237,12 @@ drain_run(void)
 		return;
 	}
 	pass.merged = merged;
+	/* start with what a reconfiguration handed over since the last drain */
+	pass.raw = carried.raw;
+	pass.nraw = carried.nraw;
+	pass.rawcap = carried.rawcap;
+	carried.raw = NULL;
+	carried.nraw = carried.rawcap = 0;
 	if (agent.sampler != NULL) {
 		sts = sampler_drain(agent.sampler, copy_stack, &pass);
 		if (sts < 0) {

@@ -13,6 +13,11 @@ void drain_run(void);
  * without an answer. */
 void drain_set_service(void (*fn)(void));
 
+/* A sampler_stack_fn for stacks handed over outside drain_run (by
+ * sampler_reconfigure): they are kept and published by the next drain. */
+struct sampled_stack;
+void drain_keep_stack(void *arg, const struct sampled_stack *st);
+
 /* Build the folded frame list of a stack into *buf (grown as needed):
  * user frames outermost first, then kernel frames outermost first.
  * Exposed for the unit tests. */
