@@ -107,6 +107,8 @@ long sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
  * root is "/proc/PID/root" (or "" for our own namespace).  NULL on error. */
 struct sym_elf *sym_elf_load(int fd, const char *root, const char *path);
 struct sym_elf *sym_elf_load_mem(const char *image, size_t size);
+/* A table with no symbols and no layout: what an unreadable file is cached as. */
+struct sym_elf *sym_elf_empty(void);
 void sym_elf_free(struct sym_elf *e);
 /* Link-time virtual address of file offset off, or false when no segment holds it. */
 bool sym_elf_offset_to_vaddr(const struct sym_elf *e, uint64_t off, uint64_t *vaddr);
