@@ -314,9 +314,12 @@ symbolizer_collect(struct symbolizer *s)
 				sym_procs_drop(s->procs, s->cache, p);
 		} else {
 			struct sym_ident now;
-			p->checked_gen = s->gen;
+			/* exited, or exec'd another image; checked_gen stays old so
+			 * the next lookup looks for a successor image once */
 			if (!sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id))
-				p->dead_gen = s->gen;	/* exited, or exec'd another image */
+				p->dead_gen = s->gen;
+			else
+				p->checked_gen = s->gen;
 		}
 	}
 	trim(s);
