@@ -299,6 +299,8 @@ sym_elf_new(void)
 		version_set = true;
 	}
 	e = calloc(1, sizeof(*e));
+	if (e)
+		e->list.elf_names = true;
 	return e;
 }
 

@@ -34,6 +34,7 @@ struct sym_list {
 	size_t		n;
 	char		**pretty;	/* demangled + sanitized, filled on first use */
 	size_t		pretty_n;	/* entries pretty was made for */
+	bool		elf_names;	/* ELF symbols: "name@VERSION" loses "@VERSION" */
 	size_t		pretty_bytes;
 };
 
@@ -193,6 +194,7 @@ struct sym_proc {
 	pid_t		pid;
 	struct sym_ident id;
 	unsigned	checked_gen;	/* generation id was last confirmed */
+	unsigned	used_gen;	/* generation it was last looked up in */
 	pid_t		nspid;		/* the pid inside its own namespace */
 	struct sym_map	*maps;		/* sorted by start, as /proc/PID/maps is */
 	size_t		nmaps;
