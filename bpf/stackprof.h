@@ -15,10 +15,19 @@
 #define SP_GENERATIONS		2	/* count maps alternated at each drain */
 
 /*
+ * A stack id with this bit set indexes the generation's overflow stack map:
+ * the sampler retries there, in a map of another size and so another bucket,
+ * when the main map's bucket already holds a different stack (-EEXIST).
+ */
+#define SP_STACK_OVERFLOW	0x40000000
+
+/*
  * One aggregation key: samples with equal keys are summed in the kernel.
- * Stack ids index the stack-trace map of the same generation; a negative id
- * is the -errno bpf_get_stackid() returned (e.g. -EEXIST on a collision,
- * -EFAULT when there is no user stack) and is counted in sp_stat.
+ * Stack ids index the stack-trace maps of the same generation; a negative id
+ * is the -errno bpf_get_stackid() returned (e.g. -EEXIST on a collision in
+ * both maps, -EFAULT when there is no stack: a user-mode sample has no
+ * kernel stack, a kernel thread no user stack) and is counted in sp_stat
+ * unless it is such a legitimately empty stack.
  */
 struct sp_stack_key {
 	__u32	tgid;			/* process id */
@@ -39,7 +48,31 @@ enum sp_stat {
 	SP_STAT_USTACK_COLLISION,	/* user stack id -EEXIST */
 	SP_STAT_KSTACK_MISSING,		/* kernel stack id other error */
 	SP_STAT_USTACK_MISSING,		/* user stack id other error (not kernel thread) */
+	SP_STAT_EXECS,			/* sched_process_exec events seen */
+	SP_STAT_EXEC_LOST,		/* exec events lost: ring buffer full */
+	SP_STAT_GEN_BUSY,		/* samples lost: generation flipped under them repeatedly */
 	SP_STAT_NR
+};
+
+/* The per-CPU statistics array: one element, one counter per sp_stat. */
+struct sp_stats {
+	__u64	stat[SP_STAT_NR];
+};
+
+/*
+ * The per-CPU heat map: one element, slot[i] counts the selected samples
+ * whose wall-clock offset within their second fell in slice i of the
+ * heatmap_slots slices in force.  Cumulative; reset when the slice count
+ * changes.
+ */
+struct sp_heatmap {
+	__u64	slot[SP_HEATMAP_MAX_SLOTS];
+};
+
+/* One exec notification in the ring buffer. */
+struct sp_exec_event {
+	__u32	tgid;
+	__u32	pad;
 };
 
 #endif /* STACKPROF_H */

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackprof.bpf.c - the on-CPU stack sampler of pmdastackprof.
+ *
+ * sample()       perf_event program on a CPU_CLOCK event of every online CPU:
+ *                filter, take kernel and user stack ids, count the sample
+ *                under its sp_stack_key in the current generation's hash,
+ *                count its wall-clock slice in the heat map.
+ * exec_notify()  sched_process_exec raw tracepoint (raw: needs no tracefs):
+ *                pushes the tgid of every exec into a ring buffer so the
+ *                PMDA can read the new process's maps (and re-evaluate its
+ *                process filter) early.
+ *
+ * Generations: user space drains generation g while this program writes
+ * generation g^1.  To know when no program still writes g, every sample
+ * brackets its work with inflight[g]++ / inflight[g]-- (fully ordered
+ * atomics) and re-reads `generation` after the increment; see "BPF
+ * sampler" in docs/design.md for why that is enough.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "stackprof.h"
+
+#define EFAULT		14
+#define EEXIST		17
+#define PF_KTHREAD	0x00200000
+#define NSEC_PER_SEC	1000000000ULL
+#define ENTER_TRIES	3
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Fixed at load time by user space. */
+const volatile bool have_tai = false;	/* bpf_ktime_get_tai_ns() exists */
+
+/* Run-time state, written by user space through the mmap'ed .bss. */
+__u32 generation;		/* generation the programs write (0 or 1) */
+__u32 filter_enabled;		/* 1: only tgids in tgid_filter are sampled */
+__u32 heatmap_slots;		/* slices of a second; 0 stops the heat map */
+__u64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, without TAI */
+__u64 inflight[SP_GENERATIONS];	/* programs inside each generation now */
+
+#define COUNT_MAP(name) struct { \
+	__uint(type, BPF_MAP_TYPE_HASH); \
+	__uint(max_entries, 1024);		/* resized at load */ \
+	__type(key, struct sp_stack_key); \
+	__type(value, __u64); \
+} name SEC(".maps")
+
+#define STACK_MAP(name) struct { \
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE); \
+	__uint(max_entries, 1024);		/* resized at load */ \
+	__uint(key_size, sizeof(__u32)); \
+	__uint(value_size, SP_MAX_STACK_DEPTH * sizeof(__u64)); \
+} name SEC(".maps")
+
+COUNT_MAP(counts0);
+COUNT_MAP(counts1);
+STACK_MAP(stacks0);
+STACK_MAP(stacks1);
+STACK_MAP(overflow0);
+STACK_MAP(overflow1);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} tgid_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sp_heatmap);
+} heatmap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} execs SEC(".maps");
+
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+
+static __always_inline void
+stat_inc(enum sp_stat which)
+{
+	__u32 zero = 0;
+	struct sp_stats *s = bpf_map_lookup_elem(&stats, &zero);
+
+	if (s)
+		s->stat[which]++;
+}
+
+/* A fetch-add whose result is used compiles to BPF_ATOMIC|BPF_FETCH,
+ * which the kernel defines as fully ordered on every architecture. */
+static __always_inline void
+ordered_add(__u64 *p, __s64 v)
+{
+	__u64 old = __sync_fetch_and_add(p, v);
+
+	asm volatile("" :: "r"(old));
+}
+
+/* Announce this program inside the current generation; -1 if it kept
+ * flipping under us (only a vCPU stalled across drains can see that). */
+static __always_inline int
+enter_generation(void)
+{
+	for (int i = 0; i < ENTER_TRIES; i++) {
+		__u32 g = READ_ONCE(generation) & 1;
+
+		ordered_add(&inflight[g], 1);
+		if ((READ_ONCE(generation) & 1) == g)
+			return g;
+		ordered_add(&inflight[g], -1);
+	}
+	return -1;
+}
+
+static __always_inline bool
+selected(__u32 tgid)
+{
+	return !READ_ONCE(filter_enabled) || bpf_map_lookup_elem(&tgid_filter, &tgid);
+}
+
+/* Stack id in the main map, else (bucket taken) in the overflow map. */
+static __always_inline long
+stack_id(void *ctx, void *main, void *overflow, __u64 flags)
+{
+	long id = bpf_get_stackid(ctx, main, flags);
+
+	if (id == -EEXIST) {
+		id = bpf_get_stackid(ctx, overflow, flags);
+		if (id >= 0)
+			id |= SP_STACK_OVERFLOW;
+	}
+	return id;
+}
+
+/* Only a sample taken in kernel mode has a kernel stack; kernel addresses
+ * are the top half on x86-64 and arm64, so a negative ip is kernel mode.
+ * Not asking for a user-mode sample's (empty) kernel stack saves a helper
+ * call on most samples of a CPU-bound process. */
+static __always_inline __s32
+kernel_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow)
+{
+	long id;
+
+	if ((long)PT_REGS_IP(&ctx->regs) >= 0)
+		return -EFAULT;
+	id = stack_id(ctx, main, overflow, 0);
+	if (id == -EEXIST)
+		stat_inc(SP_STAT_KSTACK_COLLISION);
+	else if (id < 0)
+		stat_inc(SP_STAT_KSTACK_MISSING);
+	return id;
+}
+
+/* Kernel threads have no user stack (the helper fails at once): not a
+ * loss, so the task's flags are read only when the helper failed. */
+static __always_inline __s32
+user_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow,
+	   struct task_struct *task)
+{
+	long id = stack_id(ctx, main, overflow, BPF_F_USER_STACK);
+
+	if (id == -EEXIST)
+		stat_inc(SP_STAT_USTACK_COLLISION);
+	else if (id < 0 && !(task->flags & PF_KTHREAD))
+		stat_inc(SP_STAT_USTACK_MISSING);
+	return id;
+}
+
+static __always_inline void
+count_key(void *counts, struct sp_stack_key *key)
+{
+	__u64 one = 1, *value;
+	long err;
+
+	value = bpf_map_lookup_elem(counts, key);
+	if (value) {
+		__sync_fetch_and_add(value, 1);
+		return;
+	}
+	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {		/* inserted meanwhile on another CPU */
+		value = bpf_map_lookup_elem(counts, key);
+		if (value) {
+			__sync_fetch_and_add(value, 1);
+			return;
+		}
+	}
+	if (err)
+		stat_inc(SP_STAT_MAP_FULL);	/* -E2BIG or -ENOMEM */
+}
+
+/*
+ * Names are read straight from the task (BTF pointer loads, no helper
+ * calls): every helper call and cold cache line shows in the per-sample
+ * cost.  comm is NUL-padded by the kernel, so equal names are equal keys.
+ */
+static __always_inline void
+count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	void *stacks = gen ? (void *)&stacks1 : (void *)&stacks0;
+	void *overflow = gen ? (void *)&overflow1 : (void *)&overflow0;
+	struct sp_stack_key key;
+
+	__builtin_memset(&key, 0, sizeof(key));
+	key.tgid = pid_tgid >> 32;
+	key.tid = (__u32)pid_tgid;
+	key.kernel_stack_id = kernel_stack(ctx, stacks, overflow);
+	key.user_stack_id = user_stack(ctx, stacks, overflow, task);
+	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
+	if (key.tid == key.tgid)	/* the leader: its own name */
+		__builtin_memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
+	else
+		__builtin_memcpy(key.pcomm, task->group_leader->comm, sizeof(key.pcomm));
+	count_key(gen ? (void *)&counts1 : (void *)&counts0, &key);
+}
+
+/* Wall-clock nanoseconds modulo one second.  TAI and UTC differ by whole
+ * seconds, so TAI's subsecond offset is UTC's. */
+static __always_inline __u64
+subsecond_ns(void)
+{
+	__u64 now;
+
+	if (have_tai)
+		now = bpf_ktime_get_tai_ns();
+	else
+		now = bpf_ktime_get_ns() + READ_ONCE(realtime_offset_ns);
+	return now % NSEC_PER_SEC;
+}
+
+static __always_inline void
+count_heatmap(void)
+{
+	__u32 zero = 0, slots = READ_ONCE(heatmap_slots);
+	struct sp_heatmap *h;
+	__u64 slot;
+
+	if (slots == 0 || slots > SP_HEATMAP_MAX_SLOTS)
+		return;
+	slot = subsecond_ns() * slots / NSEC_PER_SEC;
+	asm volatile("" : "+r"(slot));	/* keep the bound check on this register */
+	if (slot >= SP_HEATMAP_MAX_SLOTS)
+		return;
+	h = bpf_map_lookup_elem(&heatmap, &zero);
+	if (h)
+		h->slot[slot]++;
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	int gen;
+
+	if ((__u32)pid_tgid == 0) {
+		stat_inc(SP_STAT_IDLE);
+		return 0;
+	}
+	/* The filter is read inside the generation so that a filter change
+	 * is complete once user space has waited for inflight to drop. */
+	gen = enter_generation();
+	if (gen < 0) {
+		stat_inc(SP_STAT_GEN_BUSY);
+		return 0;
+	}
+	if (!selected(pid_tgid >> 32)) {
+		stat_inc(SP_STAT_FILTERED);
+	} else {
+		stat_inc(SP_STAT_SAMPLES);
+		count_stack(ctx, pid_tgid, gen);
+		count_heatmap();
+	}
+	ordered_add(&inflight[gen & 1], -1);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int exec_notify(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct sp_exec_event *e;
+
+	stat_inc(SP_STAT_EXECS);
+	e = bpf_ringbuf_reserve(&execs, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(SP_STAT_EXEC_LOST);
+		return 0;
+	}
+	e->tgid = bpf_get_current_pid_tgid() >> 32;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

@@ -1,0 +1,252 @@
+/*
+ * proc_filter.c - resolve the process selection to PIDs (see header).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pcp/pmapi.h>
+#include "proc_filter.h"
+
+struct pid_set {
+	pid_t	*v;
+	size_t	n, cap;
+};
+
+struct proc_filter {
+	bool		have_regex;
+	regex_t		regex;
+	struct pid_set	listed;		/* from stackprof.control.pids */
+	struct pid_set	resolved;	/* last answer of proc_filter_resolve */
+	struct pid_set	previous;
+	bool		resolved_once;
+};
+
+static int
+pid_set_add(struct pid_set *s, pid_t pid)
+{
+	if (s->n == s->cap) {
+		size_t	cap = s->cap ? s->cap * 2 : 64;
+		pid_t	*v = realloc(s->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = pid;
+	return 0;
+}
+
+static int
+pid_cmp(const void *a, const void *b)
+{
+	pid_t	x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort and drop duplicates. */
+static void
+pid_set_normalize(struct pid_set *s)
+{
+	size_t	i, j = 0;
+
+	if (s->n == 0)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), pid_cmp);
+	for (i = 1; i < s->n; i++)
+		if (s->v[i] != s->v[j])
+			s->v[++j] = s->v[i];
+	s->n = j + 1;
+}
+
+struct proc_filter *
+proc_filter_new(void)
+{
+	return calloc(1, sizeof(struct proc_filter));
+}
+
+void
+proc_filter_free(struct proc_filter *f)
+{
+	if (f == NULL)
+		return;
+	if (f->have_regex)
+		regfree(&f->regex);
+	free(f->listed.v);
+	free(f->resolved.v);
+	free(f->previous.v);
+	free(f);
+}
+
+int
+proc_filter_set_regex(struct proc_filter *f, const char *text)
+{
+	regex_t	re;
+
+	if (*text != '\0' && regcomp(&re, text, REG_EXTENDED | REG_NOSUB) != 0)
+		return PM_ERR_BADSTORE;
+	if (f->have_regex)
+		regfree(&f->regex);
+	f->have_regex = (*text != '\0');
+	if (f->have_regex)
+		f->regex = re;
+	f->resolved_once = false;	/* next resolve reports a change */
+	return 0;
+}
+
+int
+proc_filter_set_pids(struct proc_filter *f, const pid_t *pids, size_t n)
+{
+	struct pid_set	s = { NULL, 0, 0 };
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+		if (pid_set_add(&s, pids[i]) < 0) {
+			free(s.v);
+			return -ENOMEM;
+		}
+	free(f->listed.v);
+	f->listed = s;
+	f->resolved_once = false;
+	return 0;
+}
+
+bool
+proc_filter_all(const struct proc_filter *f)
+{
+	return !f->have_regex && f->listed.n == 0;
+}
+
+/* Read a small /proc file; NULs (cmdline separators) become spaces. */
+static int
+read_proc_text(int dirfd, const char *name, char *buf, size_t len)
+{
+	ssize_t	got, i;
+	int	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	got = read(fd, buf, len - 1);
+	close(fd);
+	if (got < 0)
+		return -1;
+	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\0'))
+		got--;
+	for (i = 0; i < got; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[got] = '\0';
+	return 0;
+}
+
+static bool
+process_matches(const struct proc_filter *f, int procfd, const char *pid)
+{
+	char	text[4096];
+	bool	match = false;
+	int	dirfd = openat(procfd, pid, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dirfd < 0)
+		return false;	/* exited while we scanned */
+	if (read_proc_text(dirfd, "comm", text, sizeof(text)) == 0)
+		match = regexec(&f->regex, text, 0, NULL, 0) == 0;
+	if (!match && read_proc_text(dirfd, "cmdline", text, sizeof(text)) == 0 && text[0])
+		match = regexec(&f->regex, text, 0, NULL, 0) == 0;
+	close(dirfd);
+	return match;
+}
+
+static void
+scan_proc(struct proc_filter *f, const char *proc_root)
+{
+	DIR		*dir = opendir(proc_root);
+	struct dirent	*d;
+
+	if (dir == NULL) {
+		pmNotifyErr(LOG_ERR, "proc_filter: opendir %s: %s", proc_root, strerror(errno));
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		if (process_matches(f, dirfd(dir), d->d_name))
+			pid_set_add(&f->resolved, (pid_t)atoi(d->d_name));
+	}
+	closedir(dir);
+}
+
+bool
+proc_filter_resolve(struct proc_filter *f, const char *proc_root,
+		    const pid_t **pids, size_t *n)
+{
+	struct pid_set	tmp;
+	bool		changed;
+	size_t		i;
+
+	/* keep the last answer to tell the caller whether anything moved */
+	tmp = f->previous;
+	f->previous = f->resolved;
+	f->resolved = tmp;
+	f->resolved.n = 0;
+
+	for (i = 0; i < f->listed.n; i++)
+		pid_set_add(&f->resolved, f->listed.v[i]);
+	if (f->have_regex)
+		scan_proc(f, proc_root);
+	pid_set_normalize(&f->resolved);
+
+	changed = !f->resolved_once || f->resolved.n != f->previous.n ||
+		  (f->resolved.n && memcmp(f->resolved.v, f->previous.v,
+					   f->resolved.n * sizeof(pid_t)) != 0);
+	f->resolved_once = true;
+	*pids = f->resolved.v;
+	*n = f->resolved.n;
+	return changed;
+}
+
+bool
+proc_filter_selected(const struct proc_filter *f, pid_t pid)
+{
+	size_t	i;
+
+	if (proc_filter_all(f))
+		return true;
+	for (i = 0; i < f->resolved.n; i++)
+		if (f->resolved.v[i] == pid)
+			return true;
+	return false;
+}
+
+bool
+proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
+		      const pid_t **pids, size_t *n)
+{
+	char	name[32];
+	int	procfd;
+	bool	match;
+	size_t	i;
+
+	if (!f->have_regex || !f->resolved_once)
+		return false;	/* all selected, or a full resolve is due anyway */
+	for (i = 0; i < f->resolved.n; i++)
+		if (f->resolved.v[i] == pid)
+			return false;
+	if ((procfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	match = process_matches(f, procfd, name);
+	close(procfd);
+	if (!match || pid_set_add(&f->resolved, pid) < 0)
+		return false;
+	pid_set_normalize(&f->resolved);
+	*pids = f->resolved.v;
+	*n = f->resolved.n;
+	return true;
+}

@@ -1,0 +1,318 @@
+/*
+ * sampler_drain.c - retire a generation and hand its stacks to the PMDA.
+ *
+ * The BPF program writes generation g; sampler_drain() switches it to g^1,
+ * waits until no program is still inside g (inflight[g] == 0), then empties
+ * g's count map (batch lookup-and-delete where the kernel has it), reads
+ * each stack it references once, and empties g's stack maps.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "sampler_priv.h"
+#include "stackprof.skel.h"
+
+#define ENOTSUPP	524	/* kernel-internal errno some map ops return */
+#define WAIT_LIMIT_NS	1000000000LL
+
+static int64_t
+now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A program runs for microseconds, so this returns at once in practice;
+ * the limit only guards against a broken kernel. */
+static void
+wait_until_zero(const __u64 *counter)
+{
+	int64_t start = now_ns(CLOCK_MONOTONIC);
+	const struct timespec pause = { 0, 20000 };
+
+	for (int spins = 0; __atomic_load_n(counter, __ATOMIC_SEQ_CST) != 0; spins++) {
+		if (spins < 100)
+			sched_yield();
+		else if (now_ns(CLOCK_MONOTONIC) - start > WAIT_LIMIT_NS)
+			return;
+		else
+			nanosleep(&pause, NULL);
+	}
+}
+
+/* After this, every program that starts sees whatever the caller stored
+ * into .bss or the maps before calling (see enter_generation()). */
+void
+sampler_wait_quiescent(struct sampler *s)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (int g = 0; g < SP_GENERATIONS; g++)
+		wait_until_zero(&s->skel->bss->inflight[g]);
+}
+
+/* Without bpf_ktime_get_tai_ns the heat map adds this offset to the
+ * monotonic clock; refreshed at every drain it follows NTP and steps. */
+void
+sampler_refresh_clock(struct sampler *s)
+{
+	int64_t mono0, real, mono1;
+
+	if (s->skel->rodata->have_tai)
+		return;
+	mono0 = now_ns(CLOCK_MONOTONIC);
+	real = now_ns(CLOCK_REALTIME);
+	mono1 = now_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&s->skel->bss->realtime_offset_ns,
+			 (__u64)(real - (mono0 + (mono1 - mono0) / 2)), __ATOMIC_RELAXED);
+}
+
+int
+sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow)
+{
+	memset(c, 0, sizeof(*c));
+	c->nids[0] = nmain;
+	c->nids[1] = noverflow;
+	for (int m = 0; m < 2; m++) {
+		c->slot_of_id[m] = malloc(c->nids[m] * sizeof(int32_t));
+		if (!c->slot_of_id[m])
+			return -ENOMEM;
+		memset(c->slot_of_id[m], 0xff, c->nids[m] * sizeof(int32_t));
+	}
+	return 0;
+}
+
+void
+sampler_cache_free(struct stack_cache *c)
+{
+	free(c->slot_of_id[0]);
+	free(c->slot_of_id[1]);
+	free(c->ips);
+	free(c->depth);
+	free(c->id_of_slot);
+	memset(c, 0, sizeof(*c));
+}
+
+static int
+cache_grow(struct stack_cache *c)
+{
+	uint32_t cap = c->cap ? 2 * c->cap : 64;
+	void *ips = realloc(c->ips, cap * sizeof(*c->ips));
+
+	if (!ips)
+		return -ENOMEM;
+	c->ips = ips;
+	ips = realloc(c->depth, cap * sizeof(*c->depth));
+	if (!ips)
+		return -ENOMEM;
+	c->depth = ips;
+	ips = realloc(c->id_of_slot, cap * sizeof(*c->id_of_slot));
+	if (!ips)
+		return -ENOMEM;
+	c->id_of_slot = ips;
+	c->cap = cap;
+	return 0;
+}
+
+static struct bpf_map *
+stack_map(struct sampler *s, int gen, int overflow)
+{
+	if (overflow)
+		return gen ? s->skel->maps.overflow1 : s->skel->maps.overflow0;
+	return gen ? s->skel->maps.stacks1 : s->skel->maps.stacks0;
+}
+
+/*
+ * Take one stack out of its map: lookup-and-delete in one syscall where the
+ * kernel has it for stack maps (6.12+; a real saving, since a drain reads
+ * a hundred or more distinct stacks), else lookup now and delete in
+ * clear_stacks().
+ */
+static int
+take_stack(struct sampler *s, int fd, __u32 raw, uint64_t *ips)
+{
+	int err;
+
+	if (!s->no_stack_take) {
+		err = bpf_map_lookup_and_delete_elem(fd, &raw, ips);
+		if (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP)
+			return err;
+		s->no_stack_take = true;
+	}
+	return bpf_map_lookup_elem(fd, &raw, ips);
+}
+
+/* The stack behind id, read from the map on first use; depth 0 if the id
+ * is an error or the stack is not there. */
+static int
+read_stack(struct sampler *s, int gen, __s32 id, const uint64_t **ips)
+{
+	struct stack_cache *c = &s->cache;
+	int m = (id & SP_STACK_OVERFLOW) ? 1 : 0;
+	uint32_t raw = (uint32_t)id & ~SP_STACK_OVERFLOW;
+	int32_t slot;
+	int depth;
+
+	*ips = NULL;
+	if (id < 0 || raw >= c->nids[m])
+		return 0;
+	slot = c->slot_of_id[m][raw];
+	if (slot < 0) {
+		if (c->used == c->cap && cache_grow(c) < 0)
+			return 0;
+		slot = c->used;
+		if (take_stack(s, bpf_map__fd(stack_map(s, gen, m)), raw, c->ips[slot]) < 0)
+			memset(c->ips[slot], 0, sizeof(c->ips[slot]));
+		for (depth = 0; depth < SP_MAX_STACK_DEPTH && c->ips[slot][depth]; depth++)
+			;
+		c->depth[slot] = depth;
+		c->id_of_slot[slot] = (uint32_t)id;
+		c->slot_of_id[m][raw] = slot;
+		c->used++;
+	}
+	*ips = c->ips[slot];
+	return c->depth[slot];
+}
+
+static void
+deliver(struct sampler *s, int gen, uint32_t n, sampler_stack_fn fn, void *arg)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct sampled_stack st = { .key = &s->keys[i], .count = s->values[i] };
+
+		st.nkernel = read_stack(s, gen, st.key->kernel_stack_id, &st.kernel_ips);
+		st.nuser = read_stack(s, gen, st.key->user_stack_id, &st.user_ips);
+		if (st.key->kernel_stack_id >= 0 && st.nkernel == 0)
+			s->lost_stacks[0] += st.count;
+		if (st.key->user_stack_id >= 0 && st.nuser == 0)
+			s->lost_stacks[1] += st.count;
+		fn(arg, &st);
+	}
+}
+
+/* Empty the map in count_entries-sized batches: usually one syscall. */
+static int
+drain_batch(struct sampler *s, int fd, int gen, sampler_stack_fn fn, void *arg)
+{
+	__u64 token = 0;
+
+	for (bool first = true;; first = false) {
+		__u32 n = s->count_entries;
+		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token, &token,
+							  s->keys, s->values, &n, NULL);
+
+		if (err < 0 && err != -ENOENT && first)
+			return err;
+		deliver(s, gen, n, fn, arg);
+		if (err == -ENOENT)
+			return 0;
+		if (err < 0)
+			return err;
+	}
+}
+
+/* For kernels without batch ops: list every key, then take each. */
+static int
+drain_iterate(struct sampler *s, int fd, int gen, sampler_stack_fn fn, void *arg)
+{
+	uint32_t n = 0, kept = 0;
+	struct sp_stack_key *prev = NULL;
+
+	while (n < s->count_entries && bpf_map_get_next_key(fd, prev, &s->keys[n]) == 0)
+		prev = &s->keys[n++];
+	for (uint32_t i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(fd, &s->keys[i], &s->values[kept]) < 0)
+			continue;
+		bpf_map_delete_elem(fd, &s->keys[i]);
+		s->keys[kept++] = s->keys[i];
+	}
+	deliver(s, gen, kept, fn, arg);
+	return 0;
+}
+
+static int
+drain_counts(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
+{
+	struct bpf_map *map = gen ? s->skel->maps.counts1 : s->skel->maps.counts0;
+	int fd = bpf_map__fd(map), err;
+
+	if (!s->no_batch) {
+		err = drain_batch(s, fd, gen, fn, arg);
+		if (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP)
+			return err;
+		s->no_batch = true;
+	}
+	return drain_iterate(s, fd, gen, fn, arg);
+}
+
+/* Forget the stacks read (ids mean other stacks in the other generation);
+ * with delete, also remove them from gen's maps if take_stack did not. */
+static void
+cache_reset(struct sampler *s, int gen, bool delete)
+{
+	struct stack_cache *c = &s->cache;
+
+	for (uint32_t i = 0; i < c->used; i++) {
+		int m = (c->id_of_slot[i] & SP_STACK_OVERFLOW) ? 1 : 0;
+		__u32 raw = c->id_of_slot[i] & ~SP_STACK_OVERFLOW;
+
+		if (delete && s->no_stack_take)
+			bpf_map_delete_elem(bpf_map__fd(stack_map(s, gen, m)), &raw);
+		c->slot_of_id[m][raw] = -1;
+	}
+	c->used = 0;
+}
+
+/* Delete the stacks read, then any nobody referenced (their sample was
+ * lost to a full count map), so the next use of gen starts empty. */
+static void
+clear_stacks(struct sampler *s, int gen)
+{
+	__u32 id;
+
+	cache_reset(s, gen, true);
+	for (int m = 0; m < 2; m++) {
+		int fd = bpf_map__fd(stack_map(s, gen, m));
+
+		while (bpf_map_get_next_key(fd, NULL, &id) == 0)
+			if (bpf_map_delete_elem(fd, &id) < 0)
+				break;
+	}
+}
+
+/* Hand every stack of gen, which no program writes, to fn and empty it. */
+int
+sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
+{
+	int err = drain_counts(s, gen, fn, arg);
+
+	if (err < 0) {
+		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
+		return err;
+	}
+	clear_stacks(s, gen);
+	return 0;
+}
+
+int
+sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
+{
+	struct stackprof_bpf__bss *bss = s->skel->bss;
+	int old = __atomic_load_n(&bss->generation, __ATOMIC_RELAXED) & 1;
+	int err;
+
+	__atomic_store_n(&bss->generation, old ^ 1, __ATOMIC_SEQ_CST);
+	wait_until_zero(&bss->inflight[old]);
+	sampler_refresh_clock(s);
+	err = sampler_drain_generation(s, old, fn, arg);
+	if (err < 0)
+		return err;
+	s->drains++;
+	(void)sampler_cpus_refresh(s);	/* CPUs that came online since */
+	return 0;
+}
