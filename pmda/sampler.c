@@ -1,7 +1,9 @@
 /*
- * sampler.c - load the BPF sampler, size its maps, and change its settings
- * (on/off, rate, process filter, heat map slices); read its counters.
- * Per-CPU events live in sampler_cpus.c, draining in sampler_drain.c.
+ * sampler.c - load the BPF sampler, size its maps, switch it on and off,
+ * change its rate, and hand out exec notifications.  Per-CPU events live
+ * in sampler_cpus.c, draining in sampler_drain.c, resizing in
+ * sampler_resize.c, the process filter in sampler_filter.c, counters and
+ * heat map in sampler_counters.c.
  * Every function returns 0 (or a count) or -errno and never exits.
  */
 #include <errno.h>
@@ -14,7 +16,6 @@
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
 
-#define FILTER_MAX		8192	/* max_entries of tgid_filter */
 #define COUNT_MIN		1024
 #define COUNT_MAX		262144
 #define STACKS_MIN		2048
@@ -260,163 +261,6 @@ sampler_set_frequency(struct sampler *s, unsigned frequency_hz)
 	if (err < 0)
 		return err;
 	s->cfg.frequency_hz = frequency_hz;
-	return 0;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Delete every tgid of the map not in keep[0..n-1] (sorted). */
-static int
-remove_stale(int fd, const uint32_t *keep, size_t n)
-{
-	uint32_t *old = malloc(FILTER_MAX * sizeof(*old)), *prev = NULL;
-	size_t nold = 0;
-
-	if (!old)
-		return -ENOMEM;
-	while (nold < FILTER_MAX && bpf_map_get_next_key(fd, prev, &old[nold]) == 0)
-		prev = &old[nold++];
-	for (size_t i = 0; i < nold; i++)
-		if (!bsearch(&old[i], keep, n, sizeof(*keep), cmp_u32))
-			bpf_map_delete_elem(fd, &old[i]);
-	free(old);
-	return 0;
-}
-
-/*
- * Replace the selection.  Stale tgids go before new ones come, so the map
- * never needs more than FILTER_MAX entries; once this returns, every sample
- * taken sees the new selection (sampler_wait_quiescent).
- */
-int
-sampler_set_filter(struct sampler *s, bool all, const pid_t *tgids, size_t npids)
-{
-	int fd = bpf_map__fd(s->skel->maps.tgid_filter), err;
-	uint32_t *sorted;
-	__u8 one = 1;
-
-	if (!all && npids > FILTER_MAX)
-		return -E2BIG;
-	for (size_t i = 0; !all && i < npids; i++)
-		if (tgids[i] <= 0)
-			return -EINVAL;
-	if (all) {
-		__atomic_store_n(&s->skel->bss->filter_enabled, 0, __ATOMIC_SEQ_CST);
-		sampler_wait_quiescent(s);
-		return remove_stale(fd, NULL, 0);
-	}
-	if (!(sorted = malloc((npids + 1) * sizeof(*sorted))))
-		return -ENOMEM;
-	for (size_t i = 0; i < npids; i++)
-		sorted[i] = (uint32_t)tgids[i];
-	qsort(sorted, npids, sizeof(*sorted), cmp_u32);
-	err = remove_stale(fd, sorted, npids);
-	for (size_t i = 0; !err && i < npids; i++)
-		err = bpf_map_update_elem(fd, &sorted[i], &one, BPF_ANY);
-	free(sorted);
-	if (err < 0)
-		return err;
-	__atomic_store_n(&s->skel->bss->filter_enabled, 1, __ATOMIC_SEQ_CST);
-	sampler_wait_quiescent(s);
-	return 0;
-}
-
-/* Stop counting, wait for programs still counting, zero, restart. */
-int
-sampler_set_heatmap_slots(struct sampler *s, unsigned slots)
-{
-	__u32 zero = 0;
-	int err;
-
-	if (slots == 0 || slots > SP_HEATMAP_MAX_SLOTS)
-		return -EINVAL;
-	__atomic_store_n(&s->skel->bss->heatmap_slots, 0, __ATOMIC_SEQ_CST);
-	sampler_wait_quiescent(s);
-	memset(s->percpu, 0, s->ncpus * sizeof(struct sp_heatmap));
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.heatmap), &zero, s->percpu, BPF_ANY);
-	__atomic_store_n(&s->skel->bss->heatmap_slots,
-			 err < 0 ? s->cfg.heatmap_slots : slots, __ATOMIC_SEQ_CST);
-	if (err < 0)
-		return err;
-	s->cfg.heatmap_slots = slots;
-	return 0;
-}
-
-static int
-read_heatmap_percpu(struct sampler *s, unsigned n)
-{
-	__u32 zero = 0;
-
-	if (n > SP_HEATMAP_MAX_SLOTS)
-		return -EINVAL;
-	return bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.heatmap), &zero, s->percpu);
-}
-
-int
-sampler_read_heatmap(struct sampler *s, uint64_t *slots, unsigned n)
-{
-	const struct sp_heatmap *percpu = s->percpu;
-	int err = read_heatmap_percpu(s, n);
-
-	if (err < 0)
-		return err;
-	for (unsigned i = 0; i < n; i++) {
-		slots[i] = 0;
-		for (int cpu = 0; cpu < s->ncpus; cpu++)
-			slots[i] += percpu[cpu].slot[i];
-	}
-	return 0;
-}
-
-int
-sampler_read_heatmap_cpus(struct sampler *s, uint64_t *rows, unsigned n, unsigned ncpus)
-{
-	const struct sp_heatmap *percpu = s->percpu;
-	int err = read_heatmap_percpu(s, n);
-	unsigned rowsfilled = ncpus < (unsigned)s->ncpus ? ncpus : (unsigned)s->ncpus;
-
-	if (err < 0)
-		return err;
-	for (unsigned cpu = 0; cpu < rowsfilled; cpu++)
-		memcpy(rows + (size_t)cpu * n, percpu[cpu].slot, n * sizeof(*rows));
-	return (int)rowsfilled;
-}
-
-int
-sampler_possible_cpus(struct sampler *s)
-{
-	return s->ncpus;
-}
-
-int
-sampler_read_stats(struct sampler *s, struct sampler_stats *stats)
-{
-	const struct sp_stats *percpu = s->percpu;
-	struct bpf_prog_info info;
-	__u32 zero = 0, len = sizeof(info);
-	int err;
-
-	memset(stats, 0, sizeof(*stats));
-	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &zero, s->percpu);
-	if (err < 0)
-		return err;
-	for (int cpu = 0; cpu < s->ncpus; cpu++)
-		for (int i = 0; i < SP_STAT_NR; i++)
-			stats->stat[i] += percpu[cpu].stat[i];
-	stats->stat[SP_STAT_KSTACK_MISSING] += s->lost_stacks[0];
-	stats->stat[SP_STAT_USTACK_MISSING] += s->lost_stacks[1];
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(s->skel->progs.sample), &info, &len) == 0) {
-		stats->bpf_run_time_ns = info.run_time_ns;
-		stats->bpf_run_count = info.run_cnt;
-	}
-	stats->drains = s->drains;
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 /*
- * sampler_priv.h - state shared by the sampler's own files (sampler.c:
- * load and control, sampler_cpus.c: perf events per CPU, sampler_drain.c:
- * generations and draining).  Nothing outside pmda/sampler*.c includes it.
+ * sampler_priv.h - state shared by the sampler's own files: sampler.c
+ * (load, on/off, rate, exec queue), sampler_cpus.c (perf events per CPU),
+ * sampler_drain.c (generations, draining), sampler_resize.c (moving to
+ * resized maps), sampler_filter.c (tgid filter), sampler_counters.c
+ * (statistics, heat map).  Nothing outside pmda/sampler*.c includes it.
  */
 #ifndef SAMPLER_PRIV_H
 #define SAMPLER_PRIV_H

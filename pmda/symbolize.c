@@ -136,6 +136,8 @@ capture(struct symbolizer *s, pid_t tgid)
 	s->cnt.cache_misses++;
 	s->need_trim = true;
 	p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
+	if (p)
+		p->used_gen = s->gen;
 	if (p && p->lost) {
 		s->cnt.lost_processes++;
 		p->dead_gen = s->gen;
@@ -160,6 +162,8 @@ proc_for(struct symbolizer *s, pid_t tgid)
 		s->cnt.cache_hits++;
 	else
 		p = capture(s, tgid);
+	if (p)
+		p->used_gen = s->gen;
 	return p && !p->lost ? p : NULL;
 }
 
@@ -280,7 +284,10 @@ symbolizer_note_exec(struct symbolizer *s, pid_t tgid)
 }
 
 /* Over budget: drop unused ELF tables, then the least recently used
- * processes (releasing their tables), until we fit. */
+ * processes (releasing their tables), until we fit.  Processes looked up in
+ * the current generation stay: evicting them mid-drain would reload the
+ * same tables stack after stack (thrashing), so the bound is exceeded until
+ * the next collect instead, and that is visible in cache_bytes. */
 static void
 trim(struct symbolizer *s)
 {
@@ -293,7 +300,7 @@ trim(struct symbolizer *s)
 		size_t room = s->limit > fixed ? s->limit - fixed : 0;
 		if (sym_cache_trim(s->cache, room, &s->cnt.cache_evictions) <= room)
 			return;
-		if ((p = sym_procs_oldest(s->procs)) == NULL)
+		if ((p = sym_procs_oldest(s->procs)) == NULL || p->used_gen == s->gen)
 			return;
 		sym_procs_drop(s->procs, s->cache, p);
 		s->cnt.cache_evictions++;
@@ -314,9 +321,12 @@ symbolizer_collect(struct symbolizer *s)
 				sym_procs_drop(s->procs, s->cache, p);
 		} else {
 			struct sym_ident now;
-			p->checked_gen = s->gen;
+			/* exited, or exec'd another image; checked_gen stays old so
+			 * the next lookup looks for a successor image once */
 			if (!sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id))
-				p->dead_gen = s->gen;	/* exited, or exec'd another image */
+				p->dead_gen = s->gen;
+			else
+				p->checked_gen = s->gen;
 		}
 	}
 	trim(s);
