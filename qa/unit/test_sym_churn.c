@@ -139,6 +139,48 @@ test_short_lived(void)
 	symbolizer_free(s);
 }
 
+/* Maps that grow after exec (as when ld.so maps the libraries): re-read on
+ * the young schedule, so a library mapped after note_exec is named even
+ * after the process exited. */
+static void
+test_young(void)
+{
+	struct symbolizer *s = symbolizer_new(8 << 20);
+	char exe[512], fn[256], got[256];
+	unsigned long a;
+
+	write_file(spath("young_lib.c"), "int young_lib_function(int x) { return x * 5 + 2; }\n");
+	write_file(spath("young.c"),
+		   "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+		   "int main(int argc, char **argv) { char c;\n"
+		   "  printf(\"0x1 ready\\n\"); fflush(stdout);\n"
+		   "  if (read(0, &c, 1) != 1) return 1;\n"
+		   "  void *h = dlopen(argv[1], RTLD_NOW); if (!h) return 2;\n"
+		   "  printf(\"%p young_lib_function\\n\", dlsym(h, \"young_lib_function\")); fflush(stdout);\n"
+		   "  return (int)read(0, &c, 1); }\n");
+	must_run("cc -O1 -shared -fPIC -o %s %s", spath("libyoung.so"), spath("young_lib.c"));
+	snprintf(exe, sizeof(exe), "%s", spath("young"));
+	must_run("cc -O1 -o %s %s -ldl", exe, spath("young.c"));
+	char lib[512];
+	snprintf(lib, sizeof(lib), "%s", spath("libyoung.so"));
+	char *argv[] = { exe, lib, NULL };
+	struct child c = child_start(argv);
+	child_addr(&c, fn, sizeof(fn));
+	symbolizer_note_exec(s, c.pid);		/* maps without the library */
+	CHECK(symbolizer_timeout_ms(s) >= 0);
+	CHECK(write(c.in, "x", 1) == 1);
+	a = child_addr(&c, fn, sizeof(fn));	/* mapped now */
+	for (int i = 0; i < 50 && symbolizer_timeout_ms(s) >= 0; i++) {
+		usleep(1000 * (symbolizer_timeout_ms(s) + 1));
+		symbolizer_tick(s);
+	}
+	CHECK_INT(symbolizer_timeout_ms(s), -1);	/* schedule done: maps grew */
+	child_stop(&c);				/* gone before anyone asks */
+	symbolize_user(s, c.pid, a + 1, got, sizeof(got));
+	CHECK_STR(got, "[l] young_lib_function");
+	symbolizer_free(s);
+}
+
 int
 main(void)
 {
@@ -148,5 +190,6 @@ main(void)
 	test_exec(false);
 	test_bounded();
 	test_short_lived();
+	test_young();
 	return unit_report("test_sym_churn");
 }
