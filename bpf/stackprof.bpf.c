@@ -13,8 +13,8 @@
  *
  * Generations: user space drains generation g while this program writes
  * generation g^1.  To know when no program still writes g, every sample
- * brackets its work with inflight[g]++ / inflight[g]-- (fully ordered
- * atomics) and re-reads `generation` after the increment; see "BPF
+ * brackets its work with this CPU's inflight[g]++ / inflight[g]-- (fully
+ * ordered atomics) and re-reads `generation` after the increment; see "BPF
  * sampler" in docs/design.md for why that is enough.
  */
 #include "vmlinux.h"
@@ -39,7 +39,18 @@ __u32 generation;		/* generation the programs write (0 or 1) */
 __u32 filter_enabled;		/* 1: only tgids in tgid_filter are sampled */
 __u32 heatmap_slots;		/* slices of a second; 0 stops the heat map */
 __u64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, without TAI */
-__u64 inflight[SP_GENERATIONS];	/* programs inside each generation now */
+
+/*
+ * Programs inside each generation now, per CPU: a program starts and ends
+ * on one CPU, so its counter is a line no other CPU writes.  (In .bss, every
+ * sample would write the line all CPUs read `generation` from.)
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SP_GENERATIONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} inflight SEC(".maps");
 
 #define COUNT_MAP(name) struct { \
 	__uint(type, BPF_MAP_TYPE_HASH); \
@@ -110,18 +121,24 @@ ordered_add(__u64 *p, __s64 v)
 	asm volatile("" :: "r"(old));
 }
 
-/* Announce this program inside the current generation; -1 if it kept
- * flipping under us (only a vCPU stalled across drains can see that). */
+/* Announce this program inside the current generation, whose counter is
+ * left in *counter; -1 if it kept flipping under us (only a vCPU stalled
+ * across drains can see that). */
 static __always_inline int
-enter_generation(void)
+enter_generation(__u64 **counter)
 {
 	for (int i = 0; i < ENTER_TRIES; i++) {
 		__u32 g = READ_ONCE(generation) & 1;
+		__u64 *c = bpf_map_lookup_elem(&inflight, &g);
 
-		ordered_add(&inflight[g], 1);
-		if ((READ_ONCE(generation) & 1) == g)
+		if (!c)
+			return -1;
+		ordered_add(c, 1);
+		if ((READ_ONCE(generation) & 1) == g) {
+			*counter = c;
 			return g;
-		ordered_add(&inflight[g], -1);
+		}
+		ordered_add(c, -1);
 	}
 	return -1;
 }
@@ -265,6 +282,7 @@ SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 *counter = NULL;
 	int gen;
 
 	if ((__u32)pid_tgid == 0) {
@@ -273,8 +291,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	}
 	/* The filter is read inside the generation so that a filter change
 	 * is complete once user space has waited for inflight to drop. */
-	gen = enter_generation();
-	if (gen < 0) {
+	gen = enter_generation(&counter);
+	if (gen < 0 || !counter) {
 		stat_inc(SP_STAT_GEN_BUSY);
 		return 0;
 	}
@@ -285,7 +303,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		count_stack(ctx, pid_tgid, gen);
 		count_heatmap();
 	}
-	ordered_add(&inflight[gen & 1], -1);
+	ordered_add(counter, -1);
 	return 0;
 }
 

@@ -41,6 +41,7 @@ heatmap_free(struct heatmap *hm)
 	free(hm->nodes);
 	free(hm->node_hash);
 	free(hm->stack_cache);
+	free(hm->join);
 	free(hm->prev);
 	memset(hm, 0, sizeof(*hm));
 }
@@ -519,6 +520,48 @@ walk_folded(struct heatmap *hm, const char *p, uint32_t *node)
 	}
 }
 
+/* A word at a time: whole stacks are hundreds of bytes. */
+static uint64_t
+hash_stack(const char *s, size_t len)
+{
+	uint64_t	h = 0x9E3779B97F4A7C15ULL ^ len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 29);
+}
+
+/* path joined with ';' into hm->join, for hashing */
+static int
+join_path(struct heatmap *hm, const char *const *path, size_t n, size_t *len)
+{
+	size_t	i, need = 1, k;
+
+	for (i = 0; i < n; i++)
+		need += strlen(path[i]) + 1;
+	if (need > hm->join_cap) {
+		char *p = realloc(hm->join, need);
+		if (p == NULL)
+			return -ENOMEM;
+		hm->join = p;
+		hm->join_cap = need;
+	}
+	for (i = 0, *len = 0; i < n; i++) {
+		if (i)
+			hm->join[(*len)++] = ';';
+		k = strlen(path[i]);
+		memcpy(hm->join + *len, path[i], k);
+		*len += k;
+	}
+	return 0;
+}
+
 /* Find or make the node of a stack given either as folded text or as a path. */
 static int
 stack_node(struct heatmap *hm, const char *folded, const char *const *path, size_t n,
@@ -526,22 +569,15 @@ stack_node(struct heatmap *hm, const char *folded, const char *const *path, size
 {
 	struct heatmap_stack_slot *slot;
 	uint64_t	hash;
-	size_t		len = folded ? strlen(folded) : 0, i;
+	size_t		len = 0;
 	int		sts;
 
 	if (folded)
-		hash = hash_bytes(folded, len);
-	else {
-		/* the same bytes as the folded form, so both find each other */
-		hash = 1469598103934665603ULL;
-		for (i = 0; i < n; i++) {
-			const char *c;
-			if (i)
-				hash = (hash ^ ';') * 1099511628211ULL;
-			for (c = path[i]; *c; c++)
-				hash = (hash ^ (unsigned char)*c) * 1099511628211ULL;
-		}
-	}
+		len = strlen(folded);
+	else if ((sts = join_path(hm, path, n, &len)) < 0)
+		return sts;
+	/* the same bytes whichever form: both find each other */
+	hash = hash_stack(folded ? folded : hm->join, len);
 	if ((sts = cache_grow(hm)) < 0)
 		return sts;
 	slot = cache_slot(hm, hash, folded, len, path, n);

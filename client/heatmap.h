@@ -65,6 +65,8 @@ struct heatmap {
 	 * of an earlier second, and one lookup beats one per frame */
 	struct heatmap_stack_slot { uint64_t hash; uint32_t node; } *stack_cache;
 	size_t		stack_cache_cap, stack_cache_used;
+	char		*join;		/* scratch: a path joined for hashing */
+	size_t		join_cap;
 
 	/* when set, cells and stacks outside [win_from, win_to] are dropped */
 	int		have_window;

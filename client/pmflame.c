@@ -221,6 +221,16 @@ parse_args(int argc, char **argv, struct config *c)
 			pmGetProgname());
 		opts.errors++;
 	}
+	if (opts.errors == 0 && c->period > 0 && (c->input || opts.narchives)) {
+		fprintf(stderr, "%s: --period needs a live source (-h), not -i or -a\n",
+			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->period > 0 && c->output == NULL) {
+		fprintf(stderr, "%s: --period writes a profile per period: give -o DIR\n",
+			pmGetProgname());
+		opts.errors++;
+	}
 	if (opts.errors) {
 		pmUsageMessage(&opts);
 		return -1;

@@ -124,7 +124,7 @@ record_deliver(const struct record *r, const char *host, double t,
 
 	if (!(r->have & (1u << RP_STACK)) || !(r->have & (1u << RP_COUNT)))
 		return 1;
-	if (s.process == NULL)		/* the thread name is the best we have */
+	if (s.process == NULL || s.process[0] == '\0')	/* the thread name is the best we have */
 		s.process = s.thread ? s.thread : "[unknown]";
 	return fn(arg, &s);
 }

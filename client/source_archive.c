@@ -27,7 +27,7 @@ struct archive {
 	const char		*path;
 	int			order;		/* position on the command line */
 	int			ctx;
-	char			host[PM_LOG_MAXHOSTLEN];
+	char			host[PM_MAX_HOSTNAMELEN];
 	struct timeval		start, end;	/* the requested window, clipped */
 	struct record_ids	ids;
 };
@@ -60,30 +60,46 @@ one_line(char *msg)
 	*out = '\0';
 }
 
+/*
+ * PCP parses "12:00:01.496550" through a double and truncates, giving
+ * .496549999 s; records carry whole microseconds.  Rounding the parsed
+ * time to the nearest microsecond gives back the time the user wrote, so
+ * a range that starts on a record's timestamp excludes that record.
+ */
+static void
+timespec_to_usec(const struct timespec *ts, struct timeval *tv)
+{
+	long	usec = (ts->tv_nsec + 500) / 1000;
+
+	tv->tv_sec = ts->tv_sec + usec / 1000000;
+	tv->tv_usec = usec % 1000000;
+}
+
 /* Open one archive and work out its window from -S/-T/-A/-O. */
 static int
 archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
 {
-	pmLogLabel	label;
-	struct timeval	last, origin;
-	char		*msg = NULL, where[PATH_MAX + 16];
-	int		sts;
+	pmHighResLogLabel	label;
+	struct timespec		last, start, end, origin;
+	char			*msg = NULL, where[PATH_MAX + 16];
+	int			sts;
 
 	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
 		snprintf(err, errlen, "cannot open archive %s: %s", a->path, pmErrStr(a->ctx));
 		return -1;
 	}
-	if ((sts = pmGetArchiveLabel(&label)) < 0 || (sts = pmGetArchiveEnd(&last)) < 0) {
+	if ((sts = pmGetHighResArchiveLabel(&label)) < 0 ||
+	    (sts = pmGetHighResArchiveEnd(&last)) < 0) {
 		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
 		return -1;
 	}
-	snprintf(a->host, sizeof(a->host), "%s", label.ll_hostname);
+	snprintf(a->host, sizeof(a->host), "%s", label.hostname);
 	if (o->hostzone && (sts = pmNewContextZone()) < 0) {
 		snprintf(err, errlen, "archive %s: timezone: %s", a->path, pmErrStr(sts));
 		return -1;
 	}
-	sts = pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
-				&last, &a->start, &a->end, &origin, &msg);
+	sts = pmParseHighResTimeWindow(o->start, o->finish, o->align, o->origin, &label.start,
+				       &last, &start, &end, &origin, &msg);
 	if (sts < 0) {
 		one_line(msg);
 		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
@@ -92,6 +108,8 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 		return -1;
 	}
 	free(msg);
+	timespec_to_usec(&start, &a->start);
+	timespec_to_usec(&end, &a->end);
 	if (tv_secs(&a->start) >= tv_secs(&a->end)) {
 		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
 			 a->path);

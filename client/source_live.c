@@ -23,6 +23,7 @@ struct live_host {
 	char			label[256];	/* pmcd's own host name */
 	int			ctx;
 	int			last_error;	/* reported once until it changes */
+	int			same_as;	/* index of an earlier -h for the same pmcd, or -1 */
 	struct record_ids	ids;
 };
 
@@ -107,9 +108,28 @@ fetch_all(struct live_host *hosts, int n, stack_sample_fn fn, void *arg)
 	int	i, sts;
 
 	for (i = 0; i < n; i++)
-		if ((sts = host_fetch(&hosts[i], fn, arg)) < 0)
+		if (hosts[i].same_as < 0 && (sts = host_fetch(&hosts[i], fn, arg)) < 0)
 			return sts;
 	return 0;
+}
+
+/*
+ * Two -h naming the same pmcd (local: and localhost) would count every
+ * stack twice under one host name: keep the first, say so.
+ */
+static int
+same_pmcd(const struct live_host *hosts, int i)
+{
+	int	j;
+
+	for (j = 0; j < i; j++)
+		if (hosts[j].same_as < 0 && strcmp(hosts[j].label, hosts[i].label) == 0) {
+			fprintf(stderr, "%s: warning: -h %s is pmcd on %s again, as -h %s: "
+				"reading it once\n", pmGetProgname(), hosts[i].spec,
+				hosts[i].label, hosts[j].spec);
+			return j;
+		}
+	return -1;
 }
 
 int
@@ -134,7 +154,8 @@ source_live_run(const struct live_options *o, stack_sample_fn fn,
 	for (i = 0; i < o->nhosts && sts == 0; i++)
 		sts = host_open(&hosts[i], err, errlen);
 	for (i = 0; i < o->nhosts && sts == 0; i++)
-		sts = host_lookup(&hosts[i], o->metrics, err, errlen);
+		if ((hosts[i].same_as = same_pmcd(hosts, i)) < 0)
+			sts = host_lookup(&hosts[i], o->metrics, err, errlen);
 	if (sts == 0 && o->ready != NULL)
 		sts = o->ready(arg, err, errlen);
 	/* the first fetch makes pmcd start a queue for us; it holds nothing older */

@@ -123,8 +123,12 @@ serve(pmdaInterface *dp)
 
 	while (!quit) {
 		int64_t	wait = last + agent.interval_ms - now_ms();
+		int	sym_wait = symbolizer_timeout_ms(agent.symbolizer);
 		int	n;
 
+		/* a young process's maps are re-read until its libraries appear */
+		if (sym_wait >= 0 && sym_wait < wait)
+			wait = sym_wait;
 		pfd[1].fd = agent_exec_fd();	/* changes if BPF is reloaded */
 		n = poll(pfd, 2, wait > 0 ? (int)wait : 0);
 		if (n < 0 && errno != EINTR) {
@@ -133,6 +137,7 @@ serve(pmdaInterface *dp)
 		}
 		if (n > 0 && (pfd[1].revents & POLLIN))
 			agent_handle_execs();
+		symbolizer_tick(agent.symbolizer);
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
 			break;	/* pmcd closed the pipe: it restarts us */

@@ -89,6 +89,7 @@ static pmdaMetric metrictab[] = {
 	METRIC(CL_STATS, ST_SYMBOL_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	STAT(ST_FILTER_SCANS),
 	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
+	STAT(ST_EVENT_DROPPED),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -231,6 +232,7 @@ fetch_stats(unsigned item, pmAtomValue *atom)
 	case ST_EVENT_BYTES:	return events_stat_bytes(atom);
 	case ST_EVENT_QUEUED_BYTES: return events_stat_memory(atom);
 	case ST_EVENT_CLIENTS:	return events_stat_clients(atom);
+	case ST_EVENT_DROPPED:	return events_stat_dropped(atom);
 	case ST_BAD_STORES:	atom->ull = agent.stats.bad_stores; break;
 	case ST_DENIED_STORES:	atom->ull = agent.stats.denied_stores; break;
 	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(agent.window, &procs); break;
@@ -261,16 +263,8 @@ fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 static int
 stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
 {
-	events_client_start(pmda->e_context);
 	snap.have_sampler = snap.have_heatmap = false;
 	return pmdaFetch(numpmid, pmidlist, resp, pmda);
-}
-
-static int
-stackprof_profile(pmProfile *prof, pmdaExt *pmda)
-{
-	events_client_start(pmda->e_context);
-	return pmdaProfile(prof, pmda);
 }
 
 static void
@@ -336,7 +330,6 @@ metrics_init(pmdaInterface *dp)
 	int	i;
 
 	dp->version.seven.fetch = stackprof_fetch;
-	dp->version.seven.profile = stackprof_profile;
 	dp->version.seven.store = control_store;
 	dp->version.seven.attribute = control_attribute;
 	pmdaSetFetchCallBack(dp, fetch_value);

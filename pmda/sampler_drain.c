@@ -2,9 +2,9 @@
  * sampler_drain.c - retire a generation and hand its stacks to the PMDA.
  *
  * The BPF program writes generation g; sampler_drain() switches it to g^1,
- * waits until no program is still inside g (inflight[g] == 0), then empties
- * g's count map (batch lookup-and-delete where the kernel has it), reads
- * each stack it references once, and empties g's stack maps.
+ * waits until no program is still inside g (inflight[g] == 0 on every CPU),
+ * then empties g's count map (batch lookup-and-delete where the kernel has
+ * it), reads each stack it references once, and empties g's stack maps.
  */
 #include <errno.h>
 #include <sched.h>
@@ -28,15 +28,31 @@ now_ns(clockid_t clock)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* No program inside generation g on any CPU (per-CPU counters). */
+static bool
+generation_idle(struct sampler *s, __u32 g)
+{
+	const __u64 *count = s->percpu;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.inflight), &g, s->percpu) < 0)
+		return true;	/* cannot happen for an array index < max_entries */
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		if (count[cpu] != 0)
+			return false;
+	return true;
+}
+
 /* A program runs for microseconds, so this returns at once in practice;
- * the limit only guards against a broken kernel. */
+ * the limit only guards against a broken kernel.  The caller's store must
+ * precede the counters' loads: a full fence, then the syscall's loads. */
 static void
-wait_until_zero(const __u64 *counter)
+wait_until_idle(struct sampler *s, __u32 g)
 {
 	int64_t start = now_ns(CLOCK_MONOTONIC);
 	const struct timespec pause = { 0, 20000 };
 
-	for (int spins = 0; __atomic_load_n(counter, __ATOMIC_SEQ_CST) != 0; spins++) {
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (int spins = 0; !generation_idle(s, g); spins++) {
 		if (spins < 100)
 			sched_yield();
 		else if (now_ns(CLOCK_MONOTONIC) - start > WAIT_LIMIT_NS)
@@ -51,9 +67,8 @@ wait_until_zero(const __u64 *counter)
 void
 sampler_wait_quiescent(struct sampler *s)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (int g = 0; g < SP_GENERATIONS; g++)
-		wait_until_zero(&s->skel->bss->inflight[g]);
+		wait_until_idle(s, g);
 }
 
 /* Without bpf_ktime_get_tai_ns the heat map adds this offset to the
@@ -307,7 +322,7 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 	int err;
 
 	__atomic_store_n(&bss->generation, old ^ 1, __ATOMIC_SEQ_CST);
-	wait_until_zero(&bss->inflight[old]);
+	wait_until_idle(s, old);
 	sampler_refresh_clock(s);
 	err = sampler_drain_generation(s, old, fn, arg);
 	if (err < 0)

@@ -34,6 +34,7 @@ struct sym_list {
 	size_t		n;
 	char		**pretty;	/* demangled + sanitized, filled on first use */
 	size_t		pretty_n;	/* entries pretty was made for */
+	bool		elf_names;	/* ELF symbols: "name@VERSION" loses "@VERSION" */
 	size_t		pretty_bytes;
 };
 
@@ -107,6 +108,8 @@ long sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
  * root is "/proc/PID/root" (or "" for our own namespace).  NULL on error. */
 struct sym_elf *sym_elf_load(int fd, const char *root, const char *path);
 struct sym_elf *sym_elf_load_mem(const char *image, size_t size);
+/* A table with no symbols and no layout: what an unreadable file is cached as. */
+struct sym_elf *sym_elf_empty(void);
 void sym_elf_free(struct sym_elf *e);
 /* Link-time virtual address of file offset off, or false when no segment holds it. */
 bool sym_elf_offset_to_vaddr(const struct sym_elf *e, uint64_t off, uint64_t *vaddr);
@@ -191,6 +194,7 @@ struct sym_proc {
 	pid_t		pid;
 	struct sym_ident id;
 	unsigned	checked_gen;	/* generation id was last confirmed */
+	unsigned	used_gen;	/* generation it was last looked up in */
 	pid_t		nspid;		/* the pid inside its own namespace */
 	struct sym_map	*maps;		/* sorted by start, as /proc/PID/maps is */
 	size_t		nmaps;

@@ -92,7 +92,20 @@ sym_list_name(struct sym_list *l, long i)
 	}
 	if (l->pretty[i] != NULL)
 		return l->pretty[i];
-	pretty = sym_demangle(raw);
+	/* "memcpy@@GLIBC_2.14": the version is the linker's business, not ours */
+	const char *at = l->elf_names && raw[0] ? strchr(raw + 1, '@') : NULL;
+	if (at != NULL) {
+		char *bare = strndup(raw, at - raw);
+		if (bare == NULL)
+			return raw;
+		pretty = sym_demangle(bare);
+		if (pretty == NULL)
+			pretty = bare;
+		else
+			free(bare);
+	} else {
+		pretty = sym_demangle(raw);
+	}
 	if (pretty == NULL && strpbrk(raw, ";") == NULL) {
 		bool clean = true;
 		for (const char *p = raw; *p; p++)

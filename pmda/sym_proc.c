@@ -243,7 +243,8 @@ read_maps(struct sym_proc *p)
 	p->bytes = sizeof(*p) + n * sizeof(*maps);
 	for (size_t i = 0; i < n; i++)
 		p->bytes += maps[i].path ? strlen(maps[i].path) + 1 : 0;
-	return true;
+	/* a zombie (or kernel thread) has no memory left to name */
+	return n > 0;
 }
 
 struct sym_proc *
@@ -303,25 +304,40 @@ sym_procs_add_bytes(struct sym_procs *ps, struct sym_proc *p, ssize_t delta)
 	ps->bytes += delta;
 }
 
+/* fd if it is the file the maps line names (same device and inode). */
+static int
+keep_if_same(int fd, const struct sym_map *m)
+{
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* Open the file behind m as p sees it, or -1. */
 static int
 open_mapped_file(const struct sym_proc *p, const struct sym_map *m)
 {
 	char path[PATH_MAX + 64];
-	struct stat st;
-	int fd = -1;
+	int fd;
 
 	if (!m->deleted && m->path &&
 	    snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->pid, m->path) < (int)sizeof(path) &&
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		if (fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
-			return fd;
-		close(fd);		/* replaced since mapped, or another fs view */
-	}
+	    (fd = keep_if_same(open(path, O_RDONLY | O_CLOEXEC), m)) >= 0)
+		return fd;
 	/* the mapped file itself, whatever its name became */
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)p->pid, m->start, m->end);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		return fd;
+	/* the process is gone (a short-lived one, exited before its table was
+	 * needed): its path in our namespace will do if the inode matches */
+	if (!m->deleted && m->path)
+		return keep_if_same(open(m->path, O_RDONLY | O_CLOEXEC), m);
+	return -1;
 }
 
 struct sym_elf *
@@ -347,11 +363,16 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		return NULL;
 	}
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
+	if (access(root, X_OK) != 0)
+		root[0] = '\0';	/* exited: look for debug files in our namespace */
 	e = sym_elf_load(fd, root, m->path);
 	close(fd);
 	if (e == NULL) {
+		/* not an ELF we can read: remember that, as an empty table, so
+		 * other processes mapping it do not parse it again */
 		cnt->elf_errors++;
-		return NULL;
+		if ((e = sym_elf_empty()) == NULL)
+			return NULL;
 	}
 	e->dev = m->dev;
 	e->ino = m->ino;

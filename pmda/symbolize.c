@@ -10,11 +10,31 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sym_internal.h"
 
 #define KALLSYMS_RELOAD_GENS	30	/* retry kallsyms on a miss this often */
+#define YOUNG_MAX		256	/* exec'd processes whose maps we re-read */
+
+/*
+ * At exec (sched_process_exec) a dynamically linked program has only its
+ * executable, ld.so and the vDSO mapped: its libraries come a millisecond
+ * later.  A process that lives 50 ms may be gone before anything else makes
+ * us read its maps again, so we re-read them on this schedule after the
+ * exec until they grow (static programs: until the schedule ends).
+ */
+static const uint64_t young_after_ns[] = { 1000000, 3000000, 10000000, 30000000 };
+#define YOUNG_TRIES	(sizeof(young_after_ns) / sizeof(young_after_ns[0]))
+
+struct young {
+	pid_t		pid;
+	struct sym_ident id;
+	uint64_t	exec_ns;
+	size_t		nmaps;		/* at the last read */
+	unsigned	tries;
+};
 
 struct symbolizer {
 	size_t		limit;		/* bytes for ELF tables + processes */
@@ -26,6 +46,8 @@ struct symbolizer {
 	struct sym_cache *cache;
 	struct sym_procs *procs;
 	struct sym_counters cnt;
+	struct young	young[YOUNG_MAX];	/* just exec'd: maps still growing */
+	int		nyoung;
 };
 
 struct symbolizer *
@@ -136,6 +158,8 @@ capture(struct symbolizer *s, pid_t tgid)
 	s->cnt.cache_misses++;
 	s->need_trim = true;
 	p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
+	if (p)
+		p->used_gen = s->gen;
 	if (p && p->lost) {
 		s->cnt.lost_processes++;
 		p->dead_gen = s->gen;
@@ -160,6 +184,8 @@ proc_for(struct symbolizer *s, pid_t tgid)
 		s->cnt.cache_hits++;
 	else
 		p = capture(s, tgid);
+	if (p)
+		p->used_gen = s->gen;
 	return p && !p->lost ? p : NULL;
 }
 
@@ -209,6 +235,8 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 }
 
 static void trim(struct symbolizer *s);
+static void refresh_young(struct symbolizer *s, uint64_t now);
+static uint64_t mono_ns(void);
 
 void
 symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len)
@@ -257,6 +285,8 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	struct sym_proc *p = sym_procs_get(s->procs, tgid);
 	struct sym_ident now;
 
+	if (s->nyoung > 0)
+		refresh_young(s, mono_ns());
 	/* at most one /proc read per process and generation */
 	if (p && p->checked_gen == s->gen)
 		return;
@@ -272,15 +302,90 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	trim(s);
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + t.tv_nsec;
+}
+
+/* Re-read the maps of young processes that are due; forget finished ones. */
+static void
+refresh_young(struct symbolizer *s, uint64_t now)
+{
+	int i, out = 0;
+
+	for (i = 0; i < s->nyoung; i++) {
+		struct young y = s->young[i];
+		struct sym_proc *p = sym_procs_get(s->procs, y.pid);
+		bool keep = p && !p->lost && sym_ident_equal(&p->id, &y.id);
+
+		if (keep && now - y.exec_ns >= young_after_ns[y.tries]) {
+			y.tries++;
+			keep = sym_procs_reread(s->procs, s->cache, p, s->gen);
+			s->need_trim = true;
+			/* grown: the loader has mapped the libraries */
+			if (keep && p->nmaps > y.nmaps)
+				keep = false;
+			else if (keep)
+				y.nmaps = p->nmaps;
+			if (y.tries >= YOUNG_TRIES)
+				keep = false;
+		}
+		if (keep)
+			s->young[out++] = y;
+	}
+	s->nyoung = out;
+}
+
+void
+symbolizer_tick(struct symbolizer *s)
+{
+	if (s->nyoung > 0)
+		refresh_young(s, mono_ns());
+	if (s->need_trim)
+		trim(s);
+}
+
+int
+symbolizer_timeout_ms(const struct symbolizer *s)
+{
+	uint64_t now, next = UINT64_MAX;
+
+	if (s->nyoung == 0)
+		return -1;
+	now = mono_ns();
+	for (int i = 0; i < s->nyoung; i++) {
+		uint64_t due = s->young[i].exec_ns + young_after_ns[s->young[i].tries];
+		if (due < next)
+			next = due;
+	}
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+}
+
 void
 symbolizer_note_exec(struct symbolizer *s, pid_t tgid)
 {
-	capture(s, tgid);
+	uint64_t now = mono_ns();
+	struct sym_proc *p;
+
+	if (s->nyoung > 0)
+		refresh_young(s, now);
+	p = capture(s, tgid);
+	if (p && !p->lost && s->nyoung < YOUNG_MAX)
+		s->young[s->nyoung++] = (struct young){
+			.pid = tgid, .id = p->id, .exec_ns = now, .nmaps = p->nmaps,
+		};
 	trim(s);
 }
 
 /* Over budget: drop unused ELF tables, then the least recently used
- * processes (releasing their tables), until we fit. */
+ * processes (releasing their tables), until we fit.  Processes looked up in
+ * the current generation stay: evicting them mid-drain would reload the
+ * same tables stack after stack (thrashing), so the bound is exceeded until
+ * the next collect instead, and that is visible in cache_bytes. */
 static void
 trim(struct symbolizer *s)
 {
@@ -293,7 +398,7 @@ trim(struct symbolizer *s)
 		size_t room = s->limit > fixed ? s->limit - fixed : 0;
 		if (sym_cache_trim(s->cache, room, &s->cnt.cache_evictions) <= room)
 			return;
-		if ((p = sym_procs_oldest(s->procs)) == NULL)
+		if ((p = sym_procs_oldest(s->procs)) == NULL || p->used_gen == s->gen)
 			return;
 		sym_procs_drop(s->procs, s->cache, p);
 		s->cnt.cache_evictions++;
@@ -305,6 +410,8 @@ symbolizer_collect(struct symbolizer *s)
 {
 	struct sym_proc *p, *next;
 
+	if (s->nyoung > 0)
+		refresh_young(s, mono_ns());
 	s->gen++;
 	for (p = sym_procs_oldest(s->procs); p; p = next) {
 		next = sym_procs_newer(s->procs, p);
@@ -314,9 +421,12 @@ symbolizer_collect(struct symbolizer *s)
 				sym_procs_drop(s->procs, s->cache, p);
 		} else {
 			struct sym_ident now;
-			p->checked_gen = s->gen;
+			/* exited, or exec'd another image; checked_gen stays old so
+			 * the next lookup looks for a successor image once */
 			if (!sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id))
-				p->dead_gen = s->gen;	/* exited, or exec'd another image */
+				p->dead_gen = s->gen;
+			else
+				p->checked_gen = s->gen;
 		}
 	}
 	trim(s);

@@ -55,6 +55,14 @@ void symbolizer_note_process(struct symbolizer *s, pid_t tgid);
 /* A process just exec'd (sched_process_exec): its maps changed while its
  * pid and start time did not, so capture them again now, unconditionally. */
 void symbolizer_note_exec(struct symbolizer *s, pid_t tgid);
+/* A dynamically linked program maps its libraries only after exec: for a
+ * while after symbolizer_note_exec we re-read its maps (at 1, 3, 10, 30 ms).
+ * symbolizer_timeout_ms gives the ms until the next re-read is due (-1:
+ * none pending) for the caller's poll timeout; symbolizer_tick does what is
+ * due.  Other calls (note_exec, note_process, collect) also do it. */
+int symbolizer_timeout_ms(const struct symbolizer *s);
+void symbolizer_tick(struct symbolizer *s);
+
 /* Drop process entries whose processes have exited (called once per drain). */
 void symbolizer_collect(struct symbolizer *s);
 

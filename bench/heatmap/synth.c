@@ -6,7 +6,9 @@
  * from the same matrix, is the obvious vector encoding: one <rect> with a
  * <title> per cell, flamegraph.pl style.
  *
- *   synth [-n] SECONDS OUT.svg [PEER.svg]     (-n: counters only, no stacks)
+ *   synth [-n|-x] SECONDS OUT.svg [PEER.svg]
+ *	-n: counters only, no stacks
+ *	-x: one process and one leaf frame carry markup and script text (qa/406)
  *
  * The load imitates a busy 2-CPU host at 99 Hz: a burst in the first 200 ms
  * of every second, a 300 ms stall every 10 s, noise elsewhere, and stacks
@@ -25,6 +27,10 @@
 #define POOL		4000
 
 static uint64_t rng = 88172645463325252ULL;
+static int hostile;
+
+#define HOSTILE_PROCESS	"<img src=x onerror=alert(1)>"
+#define HOSTILE_FRAME	"</sp:f><script>alert(2)</script>&\"x\""
 
 static uint64_t
 next(void)
@@ -65,11 +71,15 @@ make_pool(void)
 	int	i, d, depth;
 
 	for (i = 0; pool && i < POOL; i++) {
-		int n = snprintf(buf, sizeof(buf), "app%d;[t] worker-%d", i % 5, i % 13);
+		int n = hostile && i % 5 == 4 ?
+			snprintf(buf, sizeof(buf), HOSTILE_PROCESS ";[t] worker-%d", i % 13) :
+			snprintf(buf, sizeof(buf), "app%d;[t] worker-%d", i % 5, i % 13);
 		depth = 8 + (int)(next() % 25);
 		for (d = 0; d < depth; d++)
 			n += snprintf(buf + n, sizeof(buf) - n, ";%s%d",
 				      d % 4 == 3 ? lib[(i + d) % 6] : "module::function_", (i * 7 + d * 13) % 900);
+		if (hostile && i % 7 == 3)
+			snprintf(buf + n, sizeof(buf) - n, ";" HOSTILE_FRAME);
 		pool[i] = strdup(buf);
 	}
 	return pool;
@@ -142,19 +152,20 @@ int
 main(int argc, char **argv)
 {
 	struct heatmap			hm;
-	struct heatmap_emit_options	o = { "Synthetic hour", "2 CPUs at 99 Hz, 50 slices", 1200 };
+	struct heatmap_emit_options	o = { "Synthetic profile", "2 CPUs at 99 Hz, 50 slices", 1200 };
 	struct membuf			svg, peer;
 	char				**pool;
 	double				t0, t1, t2, t3;
 	int				seconds, stacks = 1;
 
-	if (argc > 1 && strcmp(argv[1], "-n") == 0) {
-		stacks = 0;
+	if (argc > 1 && (strcmp(argv[1], "-n") == 0 || strcmp(argv[1], "-x") == 0)) {
+		stacks = argv[1][1] != 'n';
+		hostile = argv[1][1] == 'x';
 		argv++;
 		argc--;
 	}
 	if (argc < 3 || (seconds = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: synth [-n] SECONDS OUT.svg [PEER.svg]\n");
+		fprintf(stderr, "usage: synth [-n|-x] SECONDS OUT.svg [PEER.svg]\n");
 		return 2;
 	}
 	pool = make_pool();

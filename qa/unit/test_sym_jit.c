@@ -224,7 +224,8 @@ test_node_namespaced(void)
 		return;
 	snprintf(script, sizeof(script),
 		 "mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof -e '%s'", node_script);
-	char *argv[] = { "unshare", "--mount", "--pid", "--fork", "--mount-proc",
+	/* --kill-child: node (pid 1 there) must die with unshare */
+	char *argv[] = { "unshare", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child",
 			 "sh", "-c", script, NULL };
 	struct child c = child_start(argv);
 	/* node is the child unshare forked */
@@ -243,7 +244,9 @@ test_node_namespaced(void)
 		snprintf(map, sizeof(map), "/proc/%d/root/tmp/perf-1.map", (int)host);
 		check_node(host, map);
 	}
-	child_stop(&c);	/* killing pid 1 of the namespace ends node too */
+	if (host > 0)
+		kill(host, SIGKILL);	/* node, pid 1 of the namespace */
+	child_stop(&c);
 }
 
 int

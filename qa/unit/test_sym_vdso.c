@@ -92,6 +92,15 @@ test_vdso(void)
 	check_vdso(s, getpid(), off, names);
 	char *argv[] = { "sleep", "30", NULL };
 	struct child c = child_start(argv);
+	char exe_link[64], exe[256] = "";
+	snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int)c.pid);
+	for (int i = 0; i < 100; i++) {	/* until the child has exec'd sleep */
+		ssize_t n = readlink(exe_link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		if (strstr(exe, "sleep"))
+			break;
+		usleep(20 * 1000);
+	}
 	check_vdso(s, c.pid, off, names);	/* read through /proc/PID/mem */
 	symbolizer_get_stats(s, &st);
 	CHECK(st.cache_hits >= 1);		/* the same image: one table */
