@@ -181,8 +181,8 @@ write_stdout(struct output_context *c, const struct profile *p, size_t n,
 	int		sts = 0;
 
 	if (n != 1 || c->nformats != 1) {
-		snprintf(err, errlen, "%zu profiles in %zu formats: give -o DIR to write them all",
-			 n, c->nformats);
+		snprintf(err, errlen, "%zu profile%s in %zu format%s: give -o DIR to write them all",
+			 n, n == 1 ? "" : "s", c->nformats, c->nformats == 1 ? "" : "s");
 		return -1;
 	}
 	if (render_all(c, p, &buf, err, errlen) < 0)

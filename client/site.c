@@ -217,7 +217,7 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 		"td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #ddd}\n"
 		"td.n{text-align:right}\n"
 		"</style>\n</head>\n<body>\n<h1>Flame graphs</h1>\n");
-	membuf_printf(m, "<p>%zu profiles, newest first; times in UTC.</p>\n", n);
+	membuf_printf(m, "<p>%zu profile%s, newest first; times in UTC.</p>\n", n, n == 1 ? "" : "s");
 	membuf_puts(m, "<table id=\"profiles\">\n<thead><tr><th>Time range</th><th>Host</th>"
 		       "<th>Profile</th><th>Samples</th><th>Files</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)

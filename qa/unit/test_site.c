@@ -65,7 +65,7 @@ test_site(void)
 			   err, sizeof(err)), 0);
 	CHECK_INT(site_update(s, &old, 1, err, sizeof(err)), 0);
 	html = get(s, "index.html");
-	CHECK(html != NULL && strstr(html, "1 profiles") != NULL);
+	CHECK(html != NULL && strstr(html, "<p>1 profile, ") != NULL);
 	free(html);
 	sink_close(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
