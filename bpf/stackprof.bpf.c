@@ -6,14 +6,15 @@
  *                filter, take kernel and user stack ids, count the sample
  *                under its sp_stack_key in the current generation's hash,
  *                count its wall-clock slice in the heat map.
- * exec_notify()  sched_process_exec raw tracepoint (no tracefs needed): pushes the tgid of every
- *                exec into a ring buffer so the PMDA can read the new
- *                process's maps (and re-evaluate its process filter) early.
+ * exec_notify()  sched_process_exec raw tracepoint (raw: needs no tracefs):
+ *                pushes the tgid of every exec into a ring buffer so the
+ *                PMDA can read the new process's maps (and re-evaluate its
+ *                process filter) early.
  *
  * Generations: user space drains generation g while this program writes
  * generation g^1.  To know when no program still writes g, every sample
- * brackets its work with inflight[g]++ / inflight[g]-- (fully ordered
- * atomics) and re-reads `generation` after the increment; see "BPF
+ * brackets its work with this CPU's inflight[g]++ / inflight[g]-- (fully
+ * ordered atomics) and re-reads `generation` after the increment; see "BPF
  * sampler" in docs/design.md for why that is enough.
  */
 #include "vmlinux.h"
@@ -38,7 +39,18 @@ __u32 generation;		/* generation the programs write (0 or 1) */
 __u32 filter_enabled;		/* 1: only tgids in tgid_filter are sampled */
 __u32 heatmap_slots;		/* slices of a second; 0 stops the heat map */
 __u64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, without TAI */
-__u64 inflight[SP_GENERATIONS];	/* programs inside each generation now */
+
+/*
+ * Programs inside each generation now, per CPU: a program starts and ends
+ * on one CPU, so its counter is a line no other CPU writes.  (In .bss, every
+ * sample would write the line all CPUs read `generation` from.)
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SP_GENERATIONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} inflight SEC(".maps");
 
 #define COUNT_MAP(name) struct { \
 	__uint(type, BPF_MAP_TYPE_HASH); \
@@ -109,18 +121,24 @@ ordered_add(__u64 *p, __s64 v)
 	asm volatile("" :: "r"(old));
 }
 
-/* Announce this program inside the current generation; -1 if it kept
- * flipping under us (only a vCPU stalled across drains can see that). */
+/* Announce this program inside the current generation, whose counter is
+ * left in *counter; -1 if it kept flipping under us (only a vCPU stalled
+ * across drains can see that). */
 static __always_inline int
-enter_generation(void)
+enter_generation(__u64 **counter)
 {
 	for (int i = 0; i < ENTER_TRIES; i++) {
 		__u32 g = READ_ONCE(generation) & 1;
+		__u64 *c = bpf_map_lookup_elem(&inflight, &g);
 
-		ordered_add(&inflight[g], 1);
-		if ((READ_ONCE(generation) & 1) == g)
+		if (!c)
+			return -1;
+		ordered_add(c, 1);
+		if ((READ_ONCE(generation) & 1) == g) {
+			*counter = c;
 			return g;
-		ordered_add(&inflight[g], -1);
+		}
+		ordered_add(c, -1);
 	}
 	return -1;
 }
@@ -145,34 +163,36 @@ stack_id(void *ctx, void *main, void *overflow, __u64 flags)
 	return id;
 }
 
-/* A user-mode sample has no kernel stack: not a loss.  Kernel addresses
- * are the top half on x86-64 and arm64, so a negative ip is kernel mode. */
+/* Only a sample taken in kernel mode has a kernel stack; kernel addresses
+ * are the top half on x86-64 and arm64, so a negative ip is kernel mode.
+ * Not asking for a user-mode sample's (empty) kernel stack saves a helper
+ * call on most samples of a CPU-bound process. */
 static __always_inline __s32
 kernel_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow)
 {
-	long id = stack_id(ctx, main, overflow, 0);
-	bool kernel_mode = (long)PT_REGS_IP(&ctx->regs) < 0;
+	long id;
 
+	if ((long)PT_REGS_IP(&ctx->regs) >= 0)
+		return -EFAULT;
+	id = stack_id(ctx, main, overflow, 0);
 	if (id == -EEXIST)
 		stat_inc(SP_STAT_KSTACK_COLLISION);
-	else if (id < 0 && kernel_mode)
+	else if (id < 0)
 		stat_inc(SP_STAT_KSTACK_MISSING);
 	return id;
 }
 
-/* Kernel threads have no user stack: not a loss either. */
+/* Kernel threads have no user stack (the helper fails at once): not a
+ * loss, so the task's flags are read only when the helper failed. */
 static __always_inline __s32
 user_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow,
 	   struct task_struct *task)
 {
-	long id;
+	long id = stack_id(ctx, main, overflow, BPF_F_USER_STACK);
 
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
-		return -EFAULT;
-	id = stack_id(ctx, main, overflow, BPF_F_USER_STACK);
 	if (id == -EEXIST)
 		stat_inc(SP_STAT_USTACK_COLLISION);
-	else if (id < 0)
+	else if (id < 0 && !(task->flags & PF_KTHREAD))
 		stat_inc(SP_STAT_USTACK_MISSING);
 	return id;
 }
@@ -200,10 +220,15 @@ count_key(void *counts, struct sp_stack_key *key)
 		stat_inc(SP_STAT_MAP_FULL);	/* -E2BIG or -ENOMEM */
 }
 
+/*
+ * Names are read straight from the task (BTF pointer loads, no helper
+ * calls): every helper call and cold cache line shows in the per-sample
+ * cost.  comm is NUL-padded by the kernel, so equal names are equal keys.
+ */
 static __always_inline void
 count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 	void *stacks = gen ? (void *)&stacks1 : (void *)&stacks0;
 	void *overflow = gen ? (void *)&overflow1 : (void *)&overflow0;
 	struct sp_stack_key key;
@@ -213,8 +238,11 @@ count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen)
 	key.tid = (__u32)pid_tgid;
 	key.kernel_stack_id = kernel_stack(ctx, stacks, overflow);
 	key.user_stack_id = user_stack(ctx, stacks, overflow, task);
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	BPF_CORE_READ_STR_INTO(&key.pcomm, task, group_leader, comm);
+	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
+	if (key.tid == key.tgid)	/* the leader: its own name */
+		__builtin_memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
+	else
+		__builtin_memcpy(key.pcomm, task->group_leader->comm, sizeof(key.pcomm));
 	count_key(gen ? (void *)&counts1 : (void *)&counts0, &key);
 }
 
@@ -254,6 +282,7 @@ SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 *counter = NULL;
 	int gen;
 
 	if ((__u32)pid_tgid == 0) {
@@ -262,8 +291,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	}
 	/* The filter is read inside the generation so that a filter change
 	 * is complete once user space has waited for inflight to drop. */
-	gen = enter_generation();
-	if (gen < 0) {
+	gen = enter_generation(&counter);
+	if (gen < 0 || !counter) {
 		stat_inc(SP_STAT_GEN_BUSY);
 		return 0;
 	}
@@ -274,7 +303,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		count_stack(ctx, pid_tgid, gen);
 		count_heatmap();
 	}
-	ordered_add(&inflight[gen & 1], -1);
+	ordered_add(counter, -1);
 	return 0;
 }
 

@@ -21,18 +21,19 @@ struct emit_options {
 
 void emit_options_default(struct emit_options *o);
 
-/* DeepFlow ProfileTracing JSON envelope; values in microseconds. */
-int emit_json(const struct flame_tree *t, struct membuf *out);
-/* Self-contained interactive SVG flame graph. */
-int emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf *out);
-/* Folded stacks "root;frame;frame count", one line per leaf path, sorted. */
-int emit_folded(const struct flame_tree *t, struct membuf *out);
-
 /*
- * Each returns 0, or -ENOMEM when out could not grow (out->failed is set).
- * An empty tree is not an error: JSON has empty arrays, the SVG says
- * "No samples", folded is empty.
+ * The emitters append to out.  Each returns 0, or -ENOMEM when out could
+ * not grow (out->failed is set).  An empty tree is not an error: JSON has
+ * empty arrays, the SVG says "No samples", folded is empty.
  */
+
+/* DeepFlow ProfileTracing JSON envelope, one line; values in microseconds. */
+int emit_json(const struct flame_tree *t, struct membuf *out);
+/* Self-contained interactive SVG flame graph; o may be NULL (defaults). */
+int emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf *out);
+/* Folded stacks "root;frame;frame count", one line per node with self
+ * samples, sorted bytewise. */
+int emit_folded(const struct flame_tree *t, struct membuf *out);
 
 /* Escape text for XML character data or attribute values; invalid UTF-8 and
  * control characters become U+FFFD (one per bad byte). */

@@ -16,8 +16,48 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cjson/cJSON.h>
 #include "emit.h"
+
+/* Append v in decimal: the tables have millions of numbers, and printf
+ * (twice per call through membuf_printf) would dominate the emitter. */
+static char *
+put_u64(char *p, uint64_t v)
+{
+	char	digits[20];
+	int	n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* Append sep then "[c0,c1,...]"; a parent of -1 (the root's) comes in as
+ * UINT64_MAX and is written as -1. */
+static void
+put_row(struct membuf *b, const char *sep, const uint64_t *cols, int ncols)
+{
+	char	row[4 * 21 + 8], *p = row;
+	int	i;
+
+	p = stpcpy(p, sep);
+	*p++ = '[';
+	for (i = 0; i < ncols; i++) {
+		if (i)
+			*p++ = ',';
+		if (cols[i] == UINT64_MAX)
+			p = stpcpy(p, "-1");
+		else
+			p = put_u64(p, cols[i]);
+	}
+	*p++ = ']';
+	membuf_append(b, row, (size_t)(p - row));
+}
 
 static cJSON *
 function_values(const struct flame_tree *t, struct membuf *scratch)
@@ -28,8 +68,9 @@ function_values(const struct flame_tree *t, struct membuf *scratch)
 	membuf_puts(scratch, "[");
 	for (i = 0; i < n; i++) {
 		const struct flame_function *f = flame_tree_function(t, i);
-		membuf_printf(scratch, "%s[%" PRIu64 ",%" PRIu64 "]",
-			      i ? "," : "", f->self_us, f->total_us);
+		uint64_t cols[2] = { f->self_us, f->total_us };
+
+		put_row(scratch, i ? "," : "", cols, 2);
 	}
 	membuf_puts(scratch, "]");
 	return scratch->failed ? NULL : cJSON_CreateRaw(scratch->data);
@@ -44,8 +85,12 @@ node_values(const struct flame_tree *t, struct membuf *scratch)
 	membuf_puts(scratch, "[");
 	for (i = 0; i < n; i++) {
 		const struct flame_node *x = flame_tree_node(t, i);
-		membuf_printf(scratch, "%s[%" PRIu32 ",%" PRId32 ",%" PRIu64 ",%" PRIu64 "]",
-			      i ? "," : "", x->function, x->parent, x->self_us, x->total_us);
+		uint64_t cols[4] = {
+			x->function, x->parent < 0 ? UINT64_MAX : (uint64_t)x->parent,
+			x->self_us, x->total_us
+		};
+
+		put_row(scratch, i ? "," : "", cols, 4);
 	}
 	membuf_puts(scratch, "]");
 	return scratch->failed ? NULL : cJSON_CreateRaw(scratch->data);

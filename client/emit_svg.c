@@ -49,9 +49,9 @@ static const struct {
 	char		type;
 	struct rgb	base, spread;
 } palette[] = {
-	{ 'A', { 205,  60,   0 }, {  50, 150,  55 } },	/* application: warm reds */
-	{ 'K', { 200, 110,   0 }, {  55,  70,  30 } },	/* kernel: orange */
-	{ 'L', { 175, 175,  50 }, {  55,  55,  20 } },	/* shared library: yellow */
+	{ 'A', { 200,  40,  20 }, {  55,  70,  50 } },	/* application: reds */
+	{ 'K', { 220, 130,   0 }, {  35,  50,  40 } },	/* kernel: orange */
+	{ 'L', { 190, 190,  40 }, {  50,  50,  40 } },	/* shared library: yellow */
 	{ 'C', {  50, 160,  50 }, {  60,  60,  50 } },	/* CUDA driver: green */
 	{ '?', {  50, 170, 170 }, {  60,  60,  60 } },	/* JIT / unresolved: aqua */
 	{ 'T', { 120, 120, 205 }, {  50,  50,  50 } },	/* thread: blue */

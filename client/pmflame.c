@@ -220,6 +220,16 @@ parse_args(int argc, char **argv, struct config *c)
 			pmGetProgname());
 		opts.errors++;
 	}
+	if (opts.errors == 0 && c->period > 0 && (c->input || opts.narchives)) {
+		fprintf(stderr, "%s: --period needs a live source (-h), not -i or -a\n",
+			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->period > 0 && c->output == NULL) {
+		fprintf(stderr, "%s: --period writes a profile per period: give -o DIR\n",
+			pmGetProgname());
+		opts.errors++;
+	}
 	if (opts.errors) {
 		pmUsageMessage(&opts);
 		return -1;
@@ -242,6 +252,13 @@ struct run {
 	int			failed;
 	char			err[512];
 };
+
+/* A sample from a pmapi source: the same arg reaches add_sample and write_window. */
+static int
+add_sample(void *arg, const struct stack_sample *s)
+{
+	return selection_add(((struct run *)arg)->sel, s);
+}
 
 /* A window ended: take its profiles and write them. */
 static int
@@ -334,7 +351,7 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 	if (lo.interval <= 0)
 		lo.interval = 1.0;
 	c->out.source = "pmcd";
-	if (source_live_run(&lo, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+	if (source_live_run(&lo, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (r->written == 0) {
 		snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
@@ -356,7 +373,7 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
-	if (source_archive_read(&ao, selection_add, write_window, r, r->err, sizeof(r->err)) < 0)
+	if (source_archive_read(&ao, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (r->written == 0) {
 		snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",

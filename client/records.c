@@ -124,7 +124,7 @@ record_deliver(const struct record *r, const char *host, double t,
 
 	if (!(r->have & (1u << RP_STACK)) || !(r->have & (1u << RP_COUNT)))
 		return 1;
-	if (s.process == NULL)		/* the thread name is the best we have */
+	if (s.process == NULL || s.process[0] == '\0')	/* the thread name is the best we have */
 		s.process = s.thread ? s.thread : "[unknown]";
 	return fn(arg, &s);
 }
@@ -137,13 +137,11 @@ deliver_one(const pmValueSet *const *vset, int numpmid, double t,
 	struct record	r;
 	int		sts;
 
-	if (t > c->last)
-		c->last = t;
 	if (t <= from) {
 		c->before++;
 		return 0;
 	}
-	if (to >= 0 && t > to) {
+	if (t > to) {
 		c->after++;
 		return 0;
 	}
@@ -154,8 +152,13 @@ deliver_one(const pmValueSet *const *vset, int numpmid, double t,
 		c->malformed++;
 		return 0;
 	}
-	if (sts == 0)
+	if (sts == 0) {
 		c->records++;
+		if (t < c->first)
+			c->first = t;
+		if (t > c->last)
+			c->last = t;
+	}
 	return sts;
 }
 

@@ -32,12 +32,12 @@ struct record_counts {
 	unsigned long	records;	/* in range and handed over */
 	unsigned long	before, after;	/* outside (from, to] */
 	unsigned long	malformed;	/* missing stack or count parameter */
-	double		last;		/* newest record timestamp seen */
+	double		first, last;	/* oldest and newest handed over */
 };
 
 /*
  * Unpack the records of vs (the event metric's value set) and hand those
- * with from < timestamp <= to to fn.  to < 0 means no upper bound.
+ * with from < timestamp <= to to fn (use +-INFINITY for no bound).
  * Returns 0 or fn's negative result, or a PCP error.
  */
 int records_deliver(const pmValueSet *vs, const struct record_ids *ids, const char *host,

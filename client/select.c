@@ -1,11 +1,12 @@
 /*
  * select.c - filter stacks and build one tree per (host, process).
  *
- * Trees are always built per process first; the host view is made at the
- * end by re-rooting every process tree under Total -> [p] name.  That
- * keeps adding a sample to one cheap path and lets the choice of root
- * depend on what was actually selected (several processes, no --total:
- * the host view is the only honest single picture).
+ * With --total the host view is built directly, one tree per host.
+ * Without it a host's tree is rooted at its process until a second process
+ * shows up; then that tree is re-rooted under Total -> [p] name once, and
+ * the host's samples go to the host view from then on.  So the root
+ * depends on what was actually selected (several processes: the host view
+ * is the only honest single picture), and memory stays at one tree.
  */
 #include <errno.h>
 #include <regex.h>
@@ -16,10 +17,10 @@
 
 struct group {
 	char		*host;
-	char		*process;
+	char		*process;	/* "" for a host view */
 	uint32_t	pid;		/* only with --multi-instance */
 	uint64_t	samples, value_us;
-	struct flame_tree *tree;	/* rooted at the process name */
+	struct flame_tree *tree;	/* rooted at the process, or at Total */
 };
 
 struct selection {
@@ -117,14 +118,13 @@ wanted(const struct selection *sel, const struct stack_sample *s)
 	return true;
 }
 
+
 static struct group *
-find_group(struct selection *sel, const char *host, const char *process, uint32_t pid)
+lookup_group(struct selection *sel, const char *host, const char *process, uint32_t pid)
 {
 	struct group	*g;
 	size_t		i;
 
-	if (!sel->opts.multi_instance)
-		pid = 0;
 	for (i = 0; i < sel->ngroups; i++) {
 		size_t	k = (sel->last + i) % sel->ngroups;
 
@@ -135,6 +135,14 @@ find_group(struct selection *sel, const char *host, const char *process, uint32_
 			return g;
 		}
 	}
+	return NULL;
+}
+
+static struct group *
+add_group(struct selection *sel, const char *host, const char *process, uint32_t pid)
+{
+	struct group	*g;
+
 	if (sel->ngroups == sel->cap) {
 		size_t	cap = sel->cap ? sel->cap * 2 : 16;
 		void	*p = realloc(sel->groups, cap * sizeof(*sel->groups));
@@ -154,6 +162,127 @@ find_group(struct selection *sel, const char *host, const char *process, uint32_
 	}
 	sel->last = sel->ngroups++;
 	return g;
+}
+
+/*
+ * Add every path of a process tree to a host view, under Total -> [p]
+ * process.  After flame_tree_finish() nodes come in pre-order, so
+ * path[0..depth-1] always holds the current node's ancestors.
+ */
+static int
+reroot_into(struct flame_tree *total, struct flame_tree *t, const char *process)
+{
+	const char	**path;
+	char		*pframe = NULL;
+	size_t		i, nn;
+	int		sts;
+
+	if ((sts = flame_tree_finish(t)) < 0)
+		return sts;
+	nn = flame_tree_nnodes(t);
+	path = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*path));
+	if (path == NULL || asprintf(&pframe, "[p] %s", process) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	path[0] = "Total";
+	path[1] = pframe;
+	for (i = 0; i < nn && sts == 0; i++) {
+		const struct flame_node	*nd = flame_tree_node(t, i);
+
+		if (nd->depth > 0)
+			path[nd->depth + 1] = flame_tree_function(t, nd->function)->name;
+		if (nd->self_samples > 0 || nd->self_us > 0)
+			sts = flame_tree_add(total, path, nd->depth + 2,
+					     nd->self_samples, nd->self_us);
+	}
+	free(pframe);
+	free(path);
+	return sts;
+}
+
+/* A second process on g's host: turn g into the host's view. */
+static int
+make_host_view(struct group *g)
+{
+	struct flame_tree	*total = flame_tree_new();
+	char			*empty = strdup("");
+	int			sts;
+
+	if (total == NULL || empty == NULL ||
+	    (sts = reroot_into(total, g->tree, g->process)) < 0) {
+		if (total != NULL)
+			flame_tree_free(total);
+		free(empty);
+		return -ENOMEM;
+	}
+	flame_tree_free(g->tree);
+	g->tree = total;
+	free(g->process);
+	g->process = empty;
+	return 0;
+}
+
+/*
+ * The tree a sample goes to; *host_view tells whether it is a host view
+ * (paths start Total, [p] process).
+ */
+static struct group *
+group_for(struct selection *sel, const struct stack_sample *s, bool *host_view)
+{
+	struct group	*g;
+	size_t		i;
+
+	if (sel->opts.multi_instance) {
+		*host_view = false;
+		g = lookup_group(sel, s->host, s->process, s->pid);
+		return g ? g : add_group(sel, s->host, s->process, s->pid);
+	}
+	*host_view = true;
+	if ((g = lookup_group(sel, s->host, "", 0)) != NULL)
+		return g;
+	if (sel->opts.total)
+		return add_group(sel, s->host, "", 0);
+	*host_view = false;
+	if ((g = lookup_group(sel, s->host, s->process, 0)) != NULL)
+		return g;
+	for (i = 0; i < sel->ngroups; i++) {
+		g = &sel->groups[i];
+		if (strcmp(g->host, s->host) == 0) {
+			/* not its process, not a host view: another process */
+			*host_view = true;
+			return make_host_view(g) < 0 ? NULL : g;
+		}
+	}
+	return add_group(sel, s->host, s->process, 0);
+}
+
+/*
+ * path = [Total, [p] process | process], [t] thread (when given), then
+ * the non-empty frames.
+ */
+static size_t
+split_path(struct selection *sel, const struct stack_sample *s, char *process_frame,
+	   char *thread_frame)
+{
+	size_t	n = 0;
+	char	*p, *semi;
+
+	if (process_frame != NULL) {
+		sel->path[n++] = "Total";
+		sel->path[n++] = process_frame;
+	} else
+		sel->path[n++] = s->process;
+	if (s->thread != NULL)
+		sel->path[n++] = thread_frame;
+	strcpy(sel->buf, s->stack);
+	for (p = sel->buf; p != NULL; p = semi) {
+		if ((semi = strchr(p, ';')) != NULL)
+			*semi++ = '\0';
+		if (*p != '\0')
+			sel->path[n++] = p;
+	}
+	return n;
 }
 
 /* Grow the scratch buffers to hold a copy of the stack and its frames. */
@@ -179,34 +308,15 @@ scratch_reserve(struct selection *sel, size_t len, size_t nframes)
 	return 0;
 }
 
-/* path = process, [t] thread (when given), then the non-empty frames. */
-static size_t
-split_path(struct selection *sel, const struct stack_sample *s, char *thread_frame)
-{
-	size_t	n = 0;
-	char	*p, *semi;
-
-	sel->path[n++] = s->process;
-	if (s->thread != NULL)
-		sel->path[n++] = thread_frame;
-	strcpy(sel->buf, s->stack);
-	for (p = sel->buf; p != NULL; p = semi) {
-		if ((semi = strchr(p, ';')) != NULL)
-			*semi++ = '\0';
-		if (*p != '\0')
-			sel->path[n++] = p;
-	}
-	return n;
-}
-
 int
 selection_add(void *arg, const struct stack_sample *s)
 {
 	struct selection	*sel = arg;
 	struct group		*g;
-	char			*thread_frame = NULL;
+	char			*thread_frame = NULL, *process_frame = NULL;
 	const char		*c;
-	size_t			len = strlen(s->stack), nframes = 3, n;
+	size_t			len = strlen(s->stack), nframes = 4, n;
+	bool			host_view;
 	int			sts;
 
 	if (!wanted(sel, s) || s->count == 0)
@@ -215,15 +325,16 @@ selection_add(void *arg, const struct stack_sample *s)
 		nframes += (*c == ';');
 	if ((sts = scratch_reserve(sel, len, nframes)) < 0)
 		return sts;
-	if (s->thread != NULL && asprintf(&thread_frame, "[t] %s", s->thread) < 0)
-		return -ENOMEM;
-	if ((g = find_group(sel, s->host, s->process, s->pid)) == NULL) {
+	if ((g = group_for(sel, s, &host_view)) == NULL ||
+	    (s->thread != NULL && asprintf(&thread_frame, "[t] %s", s->thread) < 0) ||
+	    (host_view && asprintf(&process_frame, "[p] %s", s->process) < 0)) {
 		free(thread_frame);
 		return -ENOMEM;
 	}
-	n = split_path(sel, s, thread_frame);
+	n = split_path(sel, s, process_frame, thread_frame);
 	sts = flame_tree_add(g->tree, sel->path, n, s->count, s->value_us);
 	free(thread_frame);
+	free(process_frame);
 	if (sts < 0)
 		return sts;
 	g->samples += s->count;
@@ -251,58 +362,18 @@ group_cmp(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/*
- * Add every path of a finished process tree to the host view, under
- * Total -> [p] process.  Nodes come in pre-order, so path[0..depth-1]
- * always holds the current node's ancestors.
- */
-static int
-reroot_into(struct flame_tree *total, const struct group *g)
-{
-	const struct flame_tree	*t = g->tree;
-	size_t			i, nn = flame_tree_nnodes(t);
-	uint32_t		maxd = flame_tree_max_depth(t);
-	const char		**path = calloc((size_t)maxd + 2, sizeof(*path));
-	char			*pframe = NULL;
-	int			sts = 0;
-
-	if (path == NULL || asprintf(&pframe, "[p] %s", g->process) < 0) {
-		free(path);
-		return -ENOMEM;
-	}
-	path[0] = "Total";
-	path[1] = pframe;
-	for (i = 0; i < nn && sts == 0; i++) {
-		const struct flame_node	*nd = flame_tree_node(t, i);
-
-		if (nd->depth > 0)
-			path[nd->depth + 1] = flame_tree_function(t, nd->function)->name;
-		if (nd->self_samples > 0 || nd->self_us > 0)
-			sts = flame_tree_add(total, path, nd->depth + 2,
-					     nd->self_samples, nd->self_us);
-	}
-	free(pframe);
-	free(path);
-	return sts;
-}
-
-static int
-profile_init(struct profile *p, const char *host, const char *name, uint32_t pid)
-{
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	if ((p->host = strdup(host)) == NULL || (p->name = strdup(name)) == NULL)
-		return -ENOMEM;
-	return 0;
-}
-
-/* One profile per group (--multi-instance, or a host with one process). */
+/* One profile per group: the tree moves into it. */
 static int
 take_group(struct profile *p, struct group *g)
 {
 	int	sts;
 
-	if ((sts = profile_init(p, g->host, g->process, g->pid)) < 0)
+	memset(p, 0, sizeof(*p));
+	p->pid = g->pid;
+	if ((p->host = strdup(g->host)) == NULL ||
+	    (p->name = strdup(g->process[0] ? g->process : "Total")) == NULL)
+		return -ENOMEM;
+	if ((sts = flame_tree_finish(g->tree)) < 0)
 		return sts;
 	p->samples = g->samples;
 	p->value_us = g->value_us;
@@ -311,31 +382,11 @@ take_group(struct profile *p, struct group *g)
 	return 0;
 }
 
-/* groups[0..n-1] share a host: merge them into one host view. */
-static int
-take_host_view(struct profile *p, struct group *groups, size_t n)
-{
-	size_t	i;
-	int	sts;
-
-	if ((sts = profile_init(p, groups[0].host, "Total", 0)) < 0)
-		return sts;
-	if ((p->tree = flame_tree_new()) == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if ((sts = reroot_into(p->tree, &groups[i])) < 0)
-			return sts;
-		p->samples += groups[i].samples;
-		p->value_us += groups[i].value_us;
-	}
-	return flame_tree_finish(p->tree);
-}
-
 int
 selection_take(struct selection *sel, struct profile **profiles, size_t *nprofiles)
 {
 	struct profile	*out = calloc(sel->ngroups + 1, sizeof(*out));
-	size_t		i, j, n = 0;
+	size_t		i, n = 0;
 	int		sts = 0;
 
 	if (out == NULL)
@@ -343,17 +394,7 @@ selection_take(struct selection *sel, struct profile **profiles, size_t *nprofil
 	if (sel->ngroups > 1)
 		qsort(sel->groups, sel->ngroups, sizeof(*sel->groups), group_cmp);
 	for (i = 0; i < sel->ngroups && sts == 0; i++)
-		sts = flame_tree_finish(sel->groups[i].tree);
-	for (i = 0; i < sel->ngroups && sts == 0; i = j) {
-		for (j = i + 1; j < sel->ngroups &&
-		     strcmp(sel->groups[j].host, sel->groups[i].host) == 0; j++)
-			;
-		if (sel->opts.multi_instance || (!sel->opts.total && j - i == 1)) {
-			for (; i < j && sts == 0; i++)
-				sts = take_group(&out[n++], &sel->groups[i]);
-		} else
-			sts = take_host_view(&out[n++], &sel->groups[i], j - i);
-	}
+		sts = take_group(&out[n++], &sel->groups[i]);
 	for (i = 0; i < sel->ngroups; i++)
 		group_clear(&sel->groups[i]);
 	sel->ngroups = sel->last = 0;

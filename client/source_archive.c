@@ -8,10 +8,15 @@
  * and stop at the first record newer than end: the logging interval moves
  * where records sit in the archive, never which records we count.
  *
+ * Without -S (-T), every record logged before (after) the window counts:
+ * pmcd hands a new client the records still queued from before it
+ * connected, so an archive holds records older than its own start.
+ *
  * Several archives: each is read on its own (they may come from different
  * hosts); archives of the same host add up to one profile per host.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +27,7 @@ struct archive {
 	const char		*path;
 	int			order;		/* position on the command line */
 	int			ctx;
-	char			host[PM_LOG_MAXHOSTLEN];
+	char			host[PM_MAX_HOSTNAMELEN];
 	struct timeval		start, end;	/* the requested window, clipped */
 	struct record_ids	ids;
 };
@@ -55,30 +60,46 @@ one_line(char *msg)
 	*out = '\0';
 }
 
+/*
+ * PCP parses "12:00:01.496550" through a double and truncates, giving
+ * .496549999 s; records carry whole microseconds.  Rounding the parsed
+ * time to the nearest microsecond gives back the time the user wrote, so
+ * a range that starts on a record's timestamp excludes that record.
+ */
+static void
+timespec_to_usec(const struct timespec *ts, struct timeval *tv)
+{
+	long	usec = (ts->tv_nsec + 500) / 1000;
+
+	tv->tv_sec = ts->tv_sec + usec / 1000000;
+	tv->tv_usec = usec % 1000000;
+}
+
 /* Open one archive and work out its window from -S/-T/-A/-O. */
 static int
 archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
 {
-	pmLogLabel	label;
-	struct timeval	last, origin;
-	char		*msg = NULL, where[PATH_MAX + 16];
-	int		sts;
+	pmHighResLogLabel	label;
+	struct timespec		last, start, end, origin;
+	char			*msg = NULL, where[PATH_MAX + 16];
+	int			sts;
 
 	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
 		snprintf(err, errlen, "cannot open archive %s: %s", a->path, pmErrStr(a->ctx));
 		return -1;
 	}
-	if ((sts = pmGetArchiveLabel(&label)) < 0 || (sts = pmGetArchiveEnd(&last)) < 0) {
+	if ((sts = pmGetHighResArchiveLabel(&label)) < 0 ||
+	    (sts = pmGetHighResArchiveEnd(&last)) < 0) {
 		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
 		return -1;
 	}
-	snprintf(a->host, sizeof(a->host), "%s", label.ll_hostname);
+	snprintf(a->host, sizeof(a->host), "%s", label.hostname);
 	if (o->hostzone && (sts = pmNewContextZone()) < 0) {
 		snprintf(err, errlen, "archive %s: timezone: %s", a->path, pmErrStr(sts));
 		return -1;
 	}
-	sts = pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
-				&last, &a->start, &a->end, &origin, &msg);
+	sts = pmParseHighResTimeWindow(o->start, o->finish, o->align, o->origin, &label.start,
+				       &last, &start, &end, &origin, &msg);
 	if (sts < 0) {
 		one_line(msg);
 		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
@@ -87,6 +108,8 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 		return -1;
 	}
 	free(msg);
+	timespec_to_usec(&start, &a->start);
+	timespec_to_usec(&end, &a->end);
 	if (tv_secs(&a->start) >= tv_secs(&a->end)) {
 		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
 			 a->path);
@@ -96,12 +119,14 @@ archive_open(struct archive *a, const struct archive_options *o, char *err, size
 	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
 }
 
-/* Hand over every record of the archive's window. */
+/* Hand over every record of the archive's window; widen it to them. */
 static int
-archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t errlen)
+archive_read(struct archive *a, const struct archive_options *o, stack_sample_fn fn,
+	     void *arg, struct window *w, char *err, size_t errlen)
 {
-	struct record_counts	c = { 0 };
-	double			from = tv_secs(&a->start), to = tv_secs(&a->end);
+	struct record_counts	c = { .first = INFINITY };
+	double			from = o->start ? tv_secs(&a->start) : -INFINITY;
+	double			to = o->finish ? tv_secs(&a->end) : INFINITY;
 	pmResult		*rp;
 	int			sts;
 
@@ -125,6 +150,10 @@ archive_read(struct archive *a, stack_sample_fn fn, void *arg, char *err, size_t
 	if (c.malformed)
 		fprintf(stderr, "%s: warning: archive %s: %lu records without stack or count\n",
 			pmGetProgname(), a->path, c.malformed);
+	if (c.records > 0 && c.first < w->start)
+		w->start = c.first;
+	if (c.records > 0 && c.last > w->end)
+		w->end = c.last;
 	return 0;
 }
 
@@ -167,7 +196,7 @@ source_archive_read(const struct archive_options *o, stack_sample_fn fn,
 		struct window	w = { v[i].host, tv_secs(&v[i].start), tv_secs(&v[i].end) };
 
 		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0 && sts == 0; j++) {
-			sts = archive_read(&v[j], fn, arg, err, errlen);
+			sts = archive_read(&v[j], o, fn, arg, &w, err, errlen);
 			if (tv_secs(&v[j].start) < w.start)
 				w.start = tv_secs(&v[j].start);
 			if (tv_secs(&v[j].end) > w.end)

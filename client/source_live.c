@@ -78,13 +78,13 @@ host_lookup(struct live_host *h, const struct event_metrics *m, char *err, size_
 static int
 host_fetch(struct live_host *h, stack_sample_fn fn, void *arg)
 {
-	struct record_counts	counts = { 0 };
+	struct record_counts	counts = { .first = INFINITY };
 	pmResult		*rp;
 	int			sts;
 
 	if ((sts = pmUseContext(h->ctx)) >= 0 && (sts = pmFetch(1, &h->ids.stacks, &rp)) >= 0) {
 		if (rp->numpmid == 1 && rp->vset[0]->numval > 0)
-			sts = records_deliver(rp->vset[0], &h->ids, h->label, -INFINITY, -1,
+			sts = records_deliver(rp->vset[0], &h->ids, h->label, -INFINITY, INFINITY,
 					      fn, arg, &counts);
 		pmFreeResult(rp);
 	}

@@ -35,10 +35,21 @@ struct flame_tree;
 struct flame_tree *flame_tree_new(void);
 void flame_tree_free(struct flame_tree *t);
 
-/* Add one stack; path[0] is the root.  Returns 0 or -ENOMEM. */
+/*
+ * Add one stack; path[0] is the root.  Different roots make a forest (each
+ * root has parent -1; roots are linked through next_sibling).  Returns 0,
+ * -EINVAL (n == 0, a NULL name, or the tree is finished) or -ENOMEM.
+ */
 int flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 		   uint64_t samples, uint64_t value_us);
-/* Sort, number and total the tree; no flame_tree_add() afterwards. */
+/*
+ * Memory profiles (DeepFlow's mem-* events): type every stack's last frame
+ * 'O' (the allocated object) instead of by its name.  Call before adding.
+ */
+void flame_tree_set_object_leaves(struct flame_tree *t, int on);
+
+/* Sort, number and total the tree; no flame_tree_add() afterwards.
+ * Returns 0, -EINVAL if already finished, or -ENOMEM. */
 int flame_tree_finish(struct flame_tree *t);
 
 size_t flame_tree_nnodes(const struct flame_tree *t);

@@ -148,11 +148,11 @@ permute_nodes(struct flame_node *nodes, size_t n, uint32_t *new_id)
 static uint32_t
 link_and_total(struct flame_node *nodes, size_t n, uint32_t *last_child)
 {
-	uint32_t	max_depth = 0, last_root = EMPTY;
+	uint32_t	max_depth = 0, last_root = NO_INDEX;
 	size_t		i;
 
 	for (i = 0; i < n; i++)
-		last_child[i] = EMPTY;
+		last_child[i] = NO_INDEX;
 	for (i = 0; i < n; i++) {
 		struct flame_node *x = &nodes[i];
 		uint32_t *prev = x->parent < 0 ? &last_root : &last_child[x->parent];
@@ -161,7 +161,7 @@ link_and_total(struct flame_node *nodes, size_t n, uint32_t *last_child)
 		x->depth = x->parent < 0 ? 0 : nodes[x->parent].depth + 1;
 		if (x->depth > max_depth)
 			max_depth = x->depth;
-		if (*prev == EMPTY) {
+		if (*prev == NO_INDEX) {
 			if (x->parent >= 0)
 				nodes[x->parent].first_child = (uint32_t)i;
 		} else
@@ -188,12 +188,12 @@ renumber_functions(struct flame_tree *t, uint32_t *new_id)
 	struct flame_function	tmp;
 
 	for (i = 0; i < t->nfunctions; i++)
-		new_id[i] = EMPTY;
+		new_id[i] = NO_INDEX;
 	for (i = 0; i < t->nnodes; i++)
-		if (new_id[t->nodes[i].function] == EMPTY)
+		if (new_id[t->nodes[i].function] == NO_INDEX)
 			new_id[t->nodes[i].function] = (uint32_t)next++;
 	for (i = 0; i < t->nfunctions; i++)	/* left by a failed add */
-		if (new_id[i] == EMPTY)
+		if (new_id[i] == NO_INDEX)
 			new_id[i] = (uint32_t)next++;
 	for (i = 0; i < t->nnodes; i++)
 		t->nodes[i].function = new_id[t->nodes[i].function];
@@ -254,7 +254,10 @@ flame_tree_finish(struct flame_tree *t)
 
 	if (t->finished)
 		return -EINVAL;
-	flame_tree_drop_indexes(t);
+	tree_index_free(t);
+	free(t->last);
+	t->last = NULL;
+	t->last_len = t->last_cap = 0;
 	scratch = malloc((n > t->nfunctions ? n : t->nfunctions) * sizeof(*scratch) + 1);
 	if (scratch == NULL || (rank = function_ranks(t)) == NULL) {
 		free(scratch);

@@ -8,13 +8,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "agent.h"
 #include "control_parse.h"
+#include "drain.h"
 
-/* Symbol caches are bounded so the PMDA stays small on busy hosts. */
-#define SYMBOL_CACHE_BYTES	(16u << 20)
+/*
+ * Symbol caches are bounded so the PMDA stays small on busy hosts.  The
+ * bound must hold the working set: kernel symbols (~7 MB here) plus the
+ * tables of the busy binaries (node, cc1: several MB each).  At 16 MB the
+ * cache evicted on nearly every lookup and drains took 5-19 s (measured on
+ * the dev host, load 10); at 64 MB it settled at 19 MB with 1 ms drains.
+ */
+#define SYMBOL_CACHE_BYTES	(64u << 20)
 /* A dead process leaves the instance domain a minute after its last sample. */
 #define WINDOW_EXPIRE_S		60
 
@@ -54,14 +62,35 @@ agent_init(void)
 	agent.pids_text = strdup("");
 	agent.filter = proc_filter_new();
 	agent.window = window_new(WINDOW_EXPIRE_S);
-	agent.symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES);
-	if (!agent.process_regex || !agent.pids_text || !agent.filter ||
-	    !agent.window || !agent.symbolizer)
+	if (!agent.process_regex || !agent.pids_text || !agent.filter || !agent.window)
 		return -ENOMEM;
 	agent.interval_frequency_hz = agent.frequency_hz;
+	return 0;
+}
+
+static double
+seconds_since(const struct timespec *t0)
+{
+	struct timespec	t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int
+agent_start(void)
+{
+	struct timespec	t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((agent.symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES)) == NULL)
+		return -ENOMEM;
 	/* a PMDA without BPF still serves its controls and says why in the log */
 	open_sampler();
 	agent_refresh_filter();
+	pmNotifyErr(LOG_INFO, "started in %.2f s: BPF sampler %s, %u Hz, interval %u ms",
+		    seconds_since(&t0), agent.sampler ? "loaded" : "NOT loaded",
+		    agent.frequency_hz, agent.interval_ms);
 	return 0;
 }
 
@@ -93,15 +122,33 @@ agent_set_enabled(bool enabled)
 	return 0;
 }
 
+/* Rate and interval size the BPF maps: the sampler may need new ones. */
+static int
+reconfigure(unsigned hz, unsigned interval_ms)
+{
+	struct sampler_config	cfg = {
+		.frequency_hz = hz,
+		.interval_ms = interval_ms,
+		.heatmap_slots = agent.heatmap_slots,
+	};
+	int			sts;
+
+	if (agent.sampler == NULL)
+		return 0;
+	sts = sampler_reconfigure(agent.sampler, &cfg, drain_keep_stack, NULL);
+	if (sts < 0)
+		pmNotifyErr(LOG_ERR, "sampler_reconfigure(%u Hz, %u ms): %s",
+			    hz, interval_ms, strerror(-sts));
+	return sts;
+}
+
 int
 agent_set_frequency(unsigned hz)
 {
 	int	sts;
 
-	if (agent.sampler && (sts = sampler_set_frequency(agent.sampler, hz)) < 0) {
-		pmNotifyErr(LOG_ERR, "sampler_set_frequency(%u): %s", hz, strerror(-sts));
+	if ((sts = reconfigure(hz, agent.interval_ms)) < 0)
 		return sts;
-	}
 	agent.frequency_hz = hz;
 	return 0;
 }
@@ -109,6 +156,10 @@ agent_set_frequency(unsigned hz)
 int
 agent_set_interval(unsigned ms)
 {
+	int	sts;
+
+	if ((sts = reconfigure(agent.frequency_hz, ms)) < 0)
+		return sts;
 	/* main.c reads it when it arms the next drain */
 	agent.interval_ms = ms;
 	return 0;
@@ -211,8 +262,10 @@ on_exec(void *arg, pid_t tgid)
 			pmNotifyErr(LOG_ERR, "sampler_set_filter(exec %d): %s",
 				    (int)tgid, strerror(-sts));
 	}
+	/* the pid keeps its start time across exec: the symbolizer must be
+	 * told its maps changed */
 	if (proc_filter_selected(agent.filter, tgid))
-		symbolizer_note_process(agent.symbolizer, tgid);
+		symbolizer_note_exec(agent.symbolizer, tgid);
 }
 
 void

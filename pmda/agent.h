@@ -31,6 +31,7 @@ struct agent_stats {
 	uint64_t	drains;		/* drains completed */
 	uint64_t	drain_errors;	/* sampler_drain failures */
 	uint64_t	drain_time_us;	/* cumulative wall time inside drains */
+	uint64_t	drain_time_max_us;	/* longest single drain */
 	uint64_t	symbolize_time_us;	/* part of it spent naming frames */
 	uint64_t	stacks;		/* aggregated stacks handed over */
 	uint64_t	records;	/* event records appended */
@@ -62,7 +63,10 @@ struct agent {
 
 extern struct agent agent;
 
+/* Cheap set-up, before pmcd is answered. */
 int agent_init(void);
+/* The slow part (BPF load, kernel symbols), while pmcd knows we are not ready. */
+int agent_start(void);
 void agent_shutdown(void);
 
 int agent_set_enabled(bool enabled);

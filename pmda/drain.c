@@ -2,6 +2,7 @@
  * drain.c - turn the sampler's aggregated stacks into published data.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,33 @@
 
 #define FRAME_NAME_MAX	1024
 
+/* A stack copied out of the sampler, to be named after the maps are empty. */
+struct raw_stack {
+	struct sp_stack_key	key;
+	uint64_t		count;
+	int			nkernel, nuser;
+	uint64_t		ips[];	/* kernel ips, then user ips */
+};
+
 struct drain_pass {
 	struct timeval	when;		/* timestamp of every record */
+	struct raw_stack **raw;		/* phase 1 output */
+	size_t		nraw, rawcap;
 	char		*frames;	/* folded frame list being built */
 	size_t		cap;
 	uint64_t	symbolize_ns;
 	struct interval_stacks *merged;	/* this drain's stacks by name */
 };
+
+static void	(*service_pmcd)(void);
+/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
+static struct drain_pass	carried;
+
+void
+drain_set_service(void (*fn)(void))
+{
+	service_pmcd = fn;
+}
 
 static uint64_t
 mono_ns(void)
@@ -90,27 +111,96 @@ copy_comm(char *dst, const char *src)
 	frame_name_sanitize(dst);
 }
 
-/* One stack from the sampler: name its frames and merge it by name. */
+/* Phase 1, inside sampler_drain: copy the stack, nothing slow. */
 static void
-take_stack(void *arg, const struct sampled_stack *st)
+copy_stack(void *arg, const struct sampled_stack *st)
 {
 	struct drain_pass	*pass = arg;
+	struct raw_stack	*r;
+	int			nk = st->nkernel > 0 ? st->nkernel : 0;
+	int			nu = st->nuser > 0 ? st->nuser : 0;
+
+	if (pass->nraw == pass->rawcap) {
+		size_t			cap = pass->rawcap ? pass->rawcap * 2 : 256;
+		struct raw_stack	**v = realloc(pass->raw, cap * sizeof(*v));
+
+		if (v == NULL)
+			goto nomem;
+		pass->raw = v;
+		pass->rawcap = cap;
+	}
+	if ((r = malloc(sizeof(*r) + (size_t)(nk + nu) * sizeof(uint64_t))) == NULL)
+		goto nomem;
+	r->key = *st->key;
+	r->count = st->count;
+	r->nkernel = nk;
+	r->nuser = nu;
+	memcpy(r->ips, st->kernel_ips, (size_t)nk * sizeof(uint64_t));
+	memcpy(r->ips + nk, st->user_ips, (size_t)nu * sizeof(uint64_t));
+	pass->raw[pass->nraw++] = r;
+	agent.stats.stacks++;
+	return;
+nomem:
+	pmNotifyErr(LOG_ERR, "drain: out of memory, %" PRIu64 " samples of pid %u dropped",
+		    st->count, st->key->tgid);
+}
+
+void
+drain_keep_stack(void *arg, const struct sampled_stack *st)
+{
+	(void)arg;
+	copy_stack(&carried, st);
+}
+
+/* Phase 2: name the frames of one copied stack and merge it by name. */
+static void
+name_stack(struct drain_pass *pass, const struct raw_stack *r)
+{
+	struct sampled_stack	st = {
+		.key = &r->key, .count = r->count,
+		.kernel_ips = r->ips, .nkernel = r->nkernel,
+		.user_ips = r->ips + r->nkernel, .nuser = r->nuser,
+	};
 	char			comm[SP_COMM_LEN + 1], pcomm[SP_COMM_LEN + 1];
 	uint64_t		t0;
 	int			sts;
 
-	copy_comm(comm, st->key->comm);
-	copy_comm(pcomm, st->key->pcomm);
+	copy_comm(comm, r->key.comm);
+	copy_comm(pcomm, r->key.pcomm);
 	t0 = mono_ns();
-	symbolizer_note_process(agent.symbolizer, (pid_t)st->key->tgid);
-	sts = drain_fold_stack(agent.symbolizer, st, &pass->frames, &pass->cap);
+	symbolizer_note_process(agent.symbolizer, (pid_t)r->key.tgid);
+	sts = drain_fold_stack(agent.symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
 	if (sts == 0)
-		sts = interval_add(pass->merged, (pid_t)st->key->tgid, (pid_t)st->key->tid,
-				   pcomm, comm, pass->frames, st->count);
+		sts = interval_add(pass->merged, (pid_t)r->key.tgid, (pid_t)r->key.tid,
+				   pcomm, comm, pass->frames, r->count);
 	if (sts < 0)
-		pmNotifyErr(LOG_ERR, "drain: out of memory for a stack of pid %u", st->key->tgid);
-	agent.stats.stacks++;
+		pmNotifyErr(LOG_ERR, "drain: out of memory for a stack of pid %u", r->key.tgid);
+}
+
+/*
+ * Naming frames can take long (a large new binary's symbol table); pmcd
+ * gives up on an agent that leaves a request unanswered for 5 s.  The maps
+ * are already empty and nothing is half-published, so requests can be
+ * answered between stacks.
+ */
+static void
+name_stacks(struct drain_pass *pass)
+{
+	uint64_t	last = mono_ns();
+	size_t		i;
+
+	for (i = 0; i < pass->nraw; i++) {
+		name_stack(pass, pass->raw[i]);
+		free(pass->raw[i]);
+		if (service_pmcd && mono_ns() - last > 50000000u) {
+			service_pmcd();
+			last = mono_ns();
+		}
+	}
+	free(pass->raw);
+	pass->raw = NULL;
+	pass->nraw = pass->rawcap = 0;
 }
 
 /* One merged stack: into the window and the event queue. */
@@ -138,7 +228,7 @@ drain_run(void)
 	static struct interval_stacks	*merged;	/* reused: its buckets are big */
 	struct drain_pass	pass = { .frames = NULL, .cap = 0, .symbolize_ns = 0 };
 	struct timespec		now;
-	uint64_t		t0 = mono_ns();
+	uint64_t		t0 = mono_ns(), took_us;
 	int			sts;
 
 	gettimeofday(&pass.when, NULL);
@@ -147,13 +237,20 @@ drain_run(void)
 		return;
 	}
 	pass.merged = merged;
+	/* start with what a reconfiguration handed over since the last drain */
+	pass.raw = carried.raw;
+	pass.nraw = carried.nraw;
+	pass.rawcap = carried.rawcap;
+	carried.raw = NULL;
+	carried.nraw = carried.rawcap = 0;
 	if (agent.sampler != NULL) {
-		sts = sampler_drain(agent.sampler, take_stack, &pass);
+		sts = sampler_drain(agent.sampler, copy_stack, &pass);
 		if (sts < 0) {
 			agent.stats.drain_errors++;
 			pmNotifyErr(LOG_ERR, "sampler_drain: %s", strerror(-sts));
 		}
 	}
+	name_stacks(&pass);
 	free(pass.frames);
 	interval_flush(merged, publish_stack, &pass);
 	symbolizer_collect(agent.symbolizer);
@@ -165,5 +262,11 @@ drain_run(void)
 
 	agent.stats.drains++;
 	agent.stats.symbolize_time_us += pass.symbolize_ns / 1000;
-	agent.stats.drain_time_us += (mono_ns() - t0) / 1000;
+	took_us = (mono_ns() - t0) / 1000;
+	agent.stats.drain_time_us += took_us;
+	if (took_us > agent.stats.drain_time_max_us)
+		agent.stats.drain_time_max_us = took_us;
+	/* pmcd gives up on an agent silent for 5 s: say so before it does */
+	if (took_us > 2000000)
+		pmNotifyErr(LOG_WARNING, "drain took %.1f s", took_us / 1e6);
 }

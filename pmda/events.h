@@ -2,8 +2,8 @@
  * events.h - the stackprof.oncpu.stacks event queue.
  *
  * One record per (process, thread, stack) of a drain interval, appended at
- * drain time.  libpcp_pmda keeps a cursor per client context, so each
- * client (pmlogger included) sees each record once; records a slow client
+ * drain time.  Each client context (pmlogger included) has a cursor, so it
+ * sees each record once, from its first fetch on; records a slow client
  * never fetched are dropped by the queue's memory bound and reported to it
  * as a "missed" record.
  */
@@ -46,5 +46,6 @@ int events_stat_records(pmAtomValue *atom);
 int events_stat_bytes(pmAtomValue *atom);
 int events_stat_memory(pmAtomValue *atom);
 int events_stat_clients(pmAtomValue *atom);
+int events_stat_dropped(pmAtomValue *atom);
 
 #endif /* EVENTS_H */

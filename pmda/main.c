@@ -22,6 +22,7 @@
 #include "../help/domain.h"
 
 static volatile sig_atomic_t	quit;
+static pmdaInterface		*dispatch_for_drain;
 
 static pmLongOptions longopts[] = {
 	PMDA_OPTIONS_HEADER("Options"),
@@ -91,6 +92,22 @@ parse_options(int argc, char **argv, pmdaInterface *dp)
 	}
 }
 
+/* Answer the PDUs pmcd has already sent (called during long drains). */
+static void
+service_pending(void)
+{
+	struct pollfd	pfd = { .fd = __pmdaInFd(dispatch_for_drain), .events = POLLIN };
+
+	while (!quit && poll(&pfd, 1, 0) > 0) {
+		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			break;
+		if (__pmdaMainPDU(dispatch_for_drain) < 0) {
+			quit = 1;	/* pmcd has gone: finish the drain, then exit */
+			break;
+		}
+	}
+}
+
 /* Serve pmcd until it goes away, draining every interval and taking exec
  * notifications as they come.  The next drain is computed from the last
  * one each time round, so a store into stackprof.control.interval takes
@@ -150,7 +167,14 @@ main(int argc, char **argv)
 		exit(1);
 	}
 	metrics_init(&dispatch);
+	/* before pmdaConnect: pmcd's first request waits in the pipe meanwhile */
+	if (agent_start() < 0) {
+		pmNotifyErr(LOG_ERR, "out of memory at start-up");
+		exit(1);
+	}
 	pmdaConnect(&dispatch);
+	dispatch_for_drain = &dispatch;
+	drain_set_service(service_pending);
 	serve(&dispatch);
 	agent_shutdown();
 	return 0;

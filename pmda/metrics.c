@@ -88,6 +88,8 @@ static pmdaMetric metrictab[] = {
 	STAT(ST_PROC_ERRORS),
 	METRIC(CL_STATS, ST_SYMBOL_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	STAT(ST_FILTER_SCANS),
+	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
+	STAT(ST_EVENT_DROPPED),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -188,6 +190,8 @@ fetch_symbolizer_stat(unsigned item, pmAtomValue *atom)
 {
 	struct symbolizer_stats	st;
 
+	if (agent.symbolizer == NULL)
+		return PMDA_FETCH_NOVALUES;	/* not started yet */
 	symbolizer_get_stats(agent.symbolizer, &st);
 	switch (item) {
 	case ST_LOST_PROCESSES:	atom->ull = st.lost_processes; break;
@@ -228,12 +232,14 @@ fetch_stats(unsigned item, pmAtomValue *atom)
 	case ST_EVENT_BYTES:	return events_stat_bytes(atom);
 	case ST_EVENT_QUEUED_BYTES: return events_stat_memory(atom);
 	case ST_EVENT_CLIENTS:	return events_stat_clients(atom);
+	case ST_EVENT_DROPPED:	return events_stat_dropped(atom);
 	case ST_BAD_STORES:	atom->ull = agent.stats.bad_stores; break;
 	case ST_DENIED_STORES:	atom->ull = agent.stats.denied_stores; break;
 	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(agent.window, &procs); break;
 	case ST_BPF_LOADED:	atom->ul = agent.sampler != NULL; break;
 	case ST_DRAIN_ERRORS:	atom->ull = agent.stats.drain_errors; break;
 	case ST_FILTER_SCANS:	atom->ull = agent.stats.filter_scans; break;
+	case ST_DRAIN_TIME_MAX:	atom->ull = agent.stats.drain_time_max_us; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;
@@ -257,16 +263,8 @@ fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 static int
 stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
 {
-	events_client_start(pmda->e_context);
 	snap.have_sampler = snap.have_heatmap = false;
 	return pmdaFetch(numpmid, pmidlist, resp, pmda);
-}
-
-static int
-stackprof_profile(pmProfile *prof, pmdaExt *pmda)
-{
-	events_client_start(pmda->e_context);
-	return pmdaProfile(prof, pmda);
 }
 
 static void
@@ -332,7 +330,6 @@ metrics_init(pmdaInterface *dp)
 	int	i;
 
 	dp->version.seven.fetch = stackprof_fetch;
-	dp->version.seven.profile = stackprof_profile;
 	dp->version.seven.store = control_store;
 	dp->version.seven.attribute = control_attribute;
 	pmdaSetFetchCallBack(dp, fetch_value);

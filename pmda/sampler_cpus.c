@@ -4,7 +4,9 @@
  * no event exists.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -69,6 +71,20 @@ destroy_links(struct bpf_link **links, int n)
 	}
 }
 
+/* The online CPU list, e.g. "0-3,6"; "" if it cannot be read.  The file
+ * stays open: pread() regenerates it for a fraction of an open(). */
+static void
+read_online(struct sampler *s, char *buf, size_t size)
+{
+	ssize_t n = -1;
+
+	if (s->online_fd < 0)
+		s->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (s->online_fd >= 0)
+		n = pread(s->online_fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
 /* On success every fd belongs to a link; on failure all are closed. */
 static int
 attach_all(struct sampler *s, int *fds, struct bpf_link **links)
@@ -101,10 +117,12 @@ sampler_cpus_attach(struct sampler *s, unsigned frequency_hz)
 	int *fds = malloc(s->ncpus * sizeof(*fds));
 	struct bpf_link **links = calloc(s->ncpus, sizeof(*links));
 	bool was_attached = s->perf_links != NULL;
+	char online[sizeof(s->online)];
 	int err = -ENOMEM;
 
 	if (!fds || !links)
 		goto out;
+	read_online(s, online, sizeof(online));	/* before opening: a change meanwhile shows next time */
 	err = open_all(s->ncpus, frequency_hz, fds);
 	if (err)
 		goto out;
@@ -117,6 +135,7 @@ sampler_cpus_attach(struct sampler *s, unsigned frequency_hz)
 	}
 	s->perf_links = links;
 	links = NULL;
+	memcpy(s->online, online, sizeof(online));
 out:
 	free(fds);
 	free(links);
@@ -131,6 +150,25 @@ sampler_cpus_detach(struct sampler *s)
 	destroy_links(s->perf_links, s->ncpus);
 	free(s->perf_links);
 	s->perf_links = NULL;
+}
+
+/*
+ * Events exist only for CPUs online when they were opened, and a CPU that
+ * goes offline loses its event for good; so when the online list differs
+ * from then, open them all again.  Called at each drain: one small read.
+ * A failure leaves the list stale, so the next call tries again.
+ */
+int
+sampler_cpus_refresh(struct sampler *s)
+{
+	char online[sizeof(s->online)];
+
+	if (!s->enabled)
+		return 0;
+	read_online(s, online, sizeof(online));
+	if (strcmp(online, s->online) == 0 && s->perf_links)
+		return 0;
+	return sampler_cpus_attach(s, s->cfg.frequency_hz);
 }
 
 /* Would frequency_hz be accepted?  Checked while detached, so that a

@@ -2,9 +2,9 @@
  * sampler_drain.c - retire a generation and hand its stacks to the PMDA.
  *
  * The BPF program writes generation g; sampler_drain() switches it to g^1,
- * waits until no program is still inside g (inflight[g] == 0), then empties
- * g's count map (batch lookup-and-delete where the kernel has it), reads
- * each stack it references once, and empties g's stack maps.
+ * waits until no program is still inside g (inflight[g] == 0 on every CPU),
+ * then empties g's count map (batch lookup-and-delete where the kernel has
+ * it), reads each stack it references once, and empties g's stack maps.
  */
 #include <errno.h>
 #include <sched.h>
@@ -28,15 +28,31 @@ now_ns(clockid_t clock)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* No program inside generation g on any CPU (per-CPU counters). */
+static bool
+generation_idle(struct sampler *s, __u32 g)
+{
+	const __u64 *count = s->percpu;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.inflight), &g, s->percpu) < 0)
+		return true;	/* cannot happen for an array index < max_entries */
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		if (count[cpu] != 0)
+			return false;
+	return true;
+}
+
 /* A program runs for microseconds, so this returns at once in practice;
- * the limit only guards against a broken kernel. */
+ * the limit only guards against a broken kernel.  The caller's store must
+ * precede the counters' loads: a full fence, then the syscall's loads. */
 static void
-wait_until_zero(const __u64 *counter)
+wait_until_idle(struct sampler *s, __u32 g)
 {
 	int64_t start = now_ns(CLOCK_MONOTONIC);
 	const struct timespec pause = { 0, 20000 };
 
-	for (int spins = 0; __atomic_load_n(counter, __ATOMIC_SEQ_CST) != 0; spins++) {
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (int spins = 0; !generation_idle(s, g); spins++) {
 		if (spins < 100)
 			sched_yield();
 		else if (now_ns(CLOCK_MONOTONIC) - start > WAIT_LIMIT_NS)
@@ -51,9 +67,8 @@ wait_until_zero(const __u64 *counter)
 void
 sampler_wait_quiescent(struct sampler *s)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (int g = 0; g < SP_GENERATIONS; g++)
-		wait_until_zero(&s->skel->bss->inflight[g]);
+		wait_until_idle(s, g);
 }
 
 /* Without bpf_ktime_get_tai_ns the heat map adds this offset to the
@@ -127,6 +142,26 @@ stack_map(struct sampler *s, int gen, int overflow)
 	return gen ? s->skel->maps.stacks1 : s->skel->maps.stacks0;
 }
 
+/*
+ * Take one stack out of its map: lookup-and-delete in one syscall where the
+ * kernel has it for stack maps (6.12+; a real saving, since a drain reads
+ * a hundred or more distinct stacks), else lookup now and delete in
+ * clear_stacks().
+ */
+static int
+take_stack(struct sampler *s, int fd, __u32 raw, uint64_t *ips)
+{
+	int err;
+
+	if (!s->no_stack_take) {
+		err = bpf_map_lookup_and_delete_elem(fd, &raw, ips);
+		if (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP)
+			return err;
+		s->no_stack_take = true;
+	}
+	return bpf_map_lookup_elem(fd, &raw, ips);
+}
+
 /* The stack behind id, read from the map on first use; depth 0 if the id
  * is an error or the stack is not there. */
 static int
@@ -146,7 +181,7 @@ read_stack(struct sampler *s, int gen, __s32 id, const uint64_t **ips)
 		if (c->used == c->cap && cache_grow(c) < 0)
 			return 0;
 		slot = c->used;
-		if (bpf_map_lookup_elem(bpf_map__fd(stack_map(s, gen, m)), &raw, c->ips[slot]) < 0)
+		if (take_stack(s, bpf_map__fd(stack_map(s, gen, m)), raw, c->ips[slot]) < 0)
 			memset(c->ips[slot], 0, sizeof(c->ips[slot]));
 		for (depth = 0; depth < SP_MAX_STACK_DEPTH && c->ips[slot][depth]; depth++)
 			;
@@ -230,22 +265,32 @@ drain_counts(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
 	return drain_iterate(s, fd, gen, fn, arg);
 }
 
-/* Delete the stacks read, then any nobody referenced (their sample was
- * lost to a full count map), so the next use of gen starts empty. */
+/* Forget the stacks read (ids mean other stacks in the other generation);
+ * with delete, also remove them from gen's maps if take_stack did not. */
 static void
-clear_stacks(struct sampler *s, int gen)
+cache_reset(struct sampler *s, int gen, bool delete)
 {
 	struct stack_cache *c = &s->cache;
-	__u32 id;
 
 	for (uint32_t i = 0; i < c->used; i++) {
 		int m = (c->id_of_slot[i] & SP_STACK_OVERFLOW) ? 1 : 0;
 		__u32 raw = c->id_of_slot[i] & ~SP_STACK_OVERFLOW;
 
-		bpf_map_delete_elem(bpf_map__fd(stack_map(s, gen, m)), &raw);
+		if (delete && s->no_stack_take)
+			bpf_map_delete_elem(bpf_map__fd(stack_map(s, gen, m)), &raw);
 		c->slot_of_id[m][raw] = -1;
 	}
 	c->used = 0;
+}
+
+/* Delete the stacks read, then any nobody referenced (their sample was
+ * lost to a full count map), so the next use of gen starts empty. */
+static void
+clear_stacks(struct sampler *s, int gen)
+{
+	__u32 id;
+
+	cache_reset(s, gen, true);
 	for (int m = 0; m < 2; m++) {
 		int fd = bpf_map__fd(stack_map(s, gen, m));
 
@@ -253,6 +298,20 @@ clear_stacks(struct sampler *s, int gen)
 			if (bpf_map_delete_elem(fd, &id) < 0)
 				break;
 	}
+}
+
+/* Hand every stack of gen, which no program writes, to fn and empty it. */
+int
+sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
+{
+	int err = drain_counts(s, gen, fn, arg);
+
+	if (err < 0) {
+		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
+		return err;
+	}
+	clear_stacks(s, gen);
+	return 0;
 }
 
 int
@@ -263,12 +322,12 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 	int err;
 
 	__atomic_store_n(&bss->generation, old ^ 1, __ATOMIC_SEQ_CST);
-	wait_until_zero(&bss->inflight[old]);
+	wait_until_idle(s, old);
 	sampler_refresh_clock(s);
-	err = drain_counts(s, old, fn, arg);
+	err = sampler_drain_generation(s, old, fn, arg);
 	if (err < 0)
-		return err;	/* stacks kept: the keys left still name them */
-	clear_stacks(s, old);
+		return err;
 	s->drains++;
+	(void)sampler_cpus_refresh(s);	/* CPUs that came online since */
 	return 0;
 }

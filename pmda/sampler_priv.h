@@ -1,7 +1,9 @@
 /*
- * sampler_priv.h - state shared by the sampler's own files (sampler.c:
- * load and control, sampler_cpus.c: perf events per CPU, sampler_drain.c:
- * generations and draining).  Nothing outside pmda/sampler*.c includes it.
+ * sampler_priv.h - state shared by the sampler's own files: sampler.c
+ * (load, on/off, rate, exec queue), sampler_cpus.c (perf events per CPU),
+ * sampler_drain.c (generations, draining), sampler_resize.c (moving to
+ * resized maps), sampler_filter.c (tgid filter), sampler_counters.c
+ * (statistics, heat map).  Nothing outside pmda/sampler*.c includes it.
  */
 #ifndef SAMPLER_PRIV_H
 #define SAMPLER_PRIV_H
@@ -28,6 +30,8 @@ struct sampler {
 	bool			enabled;
 	int			ncpus;		/* possible CPUs */
 	struct bpf_link		**perf_links;	/* [ncpus], NULL where offline */
+	char			online[256];	/* online CPU list when they were opened */
+	int			online_fd;	/* /sys/devices/system/cpu/online or -1 */
 	struct bpf_link		*exec_link;
 	struct ring_buffer	*execs;
 	void			(*exec_fn)(void *, pid_t);
@@ -38,21 +42,32 @@ struct sampler {
 	struct sp_stack_key	*keys;		/* [count_entries] */
 	uint64_t		*values;	/* [count_entries] */
 	bool			no_batch;	/* kernel refused batch ops */
+	bool			no_stack_take;	/* ... lookup-and-delete on stack maps */
 	struct stack_cache	cache;
 	uint64_t		drains;
 	void			*percpu;	/* one per-CPU map value, [ncpus] */
 	uint64_t		lost_stacks[2];	/* id in key but not in map: k, u */
 };
 
+/* sampler.c */
+struct map_sizes {
+	uint32_t	counts, stacks, overflow;	/* max_entries per generation */
+};
+struct map_sizes sampler_map_sizes(int ncpus, const struct sampler_config *c);
+int sampler_valid_config(const struct sampler_config *c);
+int sampler_load_object(struct sampler *s, const struct stackprof_bpf *share);
+
 /* sampler_cpus.c */
 int sampler_cpus_attach(struct sampler *s, unsigned frequency_hz);
 void sampler_cpus_detach(struct sampler *s);
 int sampler_cpus_probe(struct sampler *s, unsigned frequency_hz);
+int sampler_cpus_refresh(struct sampler *s);
 
 /* sampler_drain.c */
 int sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow);
 void sampler_cache_free(struct stack_cache *c);
 void sampler_wait_quiescent(struct sampler *s);
 void sampler_refresh_clock(struct sampler *s);
+int sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg);
 
 #endif /* SAMPLER_PRIV_H */

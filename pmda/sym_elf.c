@@ -299,6 +299,18 @@ sym_elf_new(void)
 		version_set = true;
 	}
 	e = calloc(1, sizeof(*e));
+	if (e)
+		e->list.elf_names = true;
+	return e;
+}
+
+struct sym_elf *
+sym_elf_empty(void)
+{
+	struct sym_elf *e = sym_elf_new();
+
+	if (e)
+		sym_elf_account(e);
 	return e;
 }
 
@@ -313,7 +325,8 @@ sym_elf_load(int fd, const char *root, const char *path)
 	if (e == NULL || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		goto fail;
 	src.size = st.st_size;
-	if (sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0)
+	/* no loadable segment: truncated, or nothing a process could map */
+	if (sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0 || e->nloads == 0)
 		goto fail;
 	if (info.has_symtab) {
 		e->source = SYM_SRC_SYMTAB;

@@ -33,6 +33,8 @@ struct sym_list {
 	struct sym_entry *syms;
 	size_t		n;
 	char		**pretty;	/* demangled + sanitized, filled on first use */
+	size_t		pretty_n;	/* entries pretty was made for */
+	bool		elf_names;	/* ELF symbols: "name@VERSION" loses "@VERSION" */
 	size_t		pretty_bytes;
 };
 
@@ -41,6 +43,8 @@ void sym_list_sort(struct sym_list *l);
 long sym_list_find(const struct sym_list *l, uint64_t addr);
 /* Display name of symbol i (demangled, sanitized); cached after first call. */
 const char *sym_list_name(struct sym_list *l, long i);
+/* Forget the display names (before the entries change). */
+void sym_list_forget_names(struct sym_list *l);
 void sym_list_free(struct sym_list *l);
 
 /* ---- one ELF file's symbols and layout ---- */
@@ -104,6 +108,8 @@ long sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
  * root is "/proc/PID/root" (or "" for our own namespace).  NULL on error. */
 struct sym_elf *sym_elf_load(int fd, const char *root, const char *path);
 struct sym_elf *sym_elf_load_mem(const char *image, size_t size);
+/* A table with no symbols and no layout: what an unreadable file is cached as. */
+struct sym_elf *sym_elf_empty(void);
 void sym_elf_free(struct sym_elf *e);
 /* Link-time virtual address of file offset off, or false when no segment holds it. */
 bool sym_elf_offset_to_vaddr(const struct sym_elf *e, uint64_t off, uint64_t *vaddr);
@@ -173,9 +179,22 @@ struct sym_map {			/* one executable mapping */
 
 struct sym_perfmap;
 
+/*
+ * Which program image a PID runs.  The start time tells a reused PID apart,
+ * but exec keeps it; start_code and start_stack (randomized at every exec)
+ * tell one exec from the next.
+ */
+struct sym_ident {
+	uint64_t	start_time;	/* /proc/PID/stat field 22 */
+	uint64_t	start_code;	/* field 26 */
+	uint64_t	start_stack;	/* field 28 */
+};
+
 struct sym_proc {
 	pid_t		pid;
-	uint64_t	start_time;	/* /proc/PID/stat field 22: tells PID reuse apart */
+	struct sym_ident id;
+	unsigned	checked_gen;	/* generation id was last confirmed */
+	unsigned	used_gen;	/* generation it was last looked up in */
 	pid_t		nspid;		/* the pid inside its own namespace */
 	struct sym_map	*maps;		/* sorted by start, as /proc/PID/maps is */
 	size_t		nmaps;
@@ -206,8 +225,9 @@ struct sym_elf *sym_proc_map_elf(struct sym_proc *p, struct sym_map *m,
 				 struct sym_cache *c, struct sym_counters *cnt);
 /* Memory p holds changed (perf map, vDSO image). */
 void sym_procs_add_bytes(struct sym_procs *ps, struct sym_proc *p, ssize_t delta);
-/* /proc/PID/stat start time, or 0 when the process is gone. */
-uint64_t sym_proc_start_time(pid_t pid);
+/* Read the identity of pid's current image; false when it is gone. */
+bool sym_proc_ident(pid_t pid, struct sym_ident *id);
+bool sym_ident_equal(const struct sym_ident *a, const struct sym_ident *b);
 /* Drop p and release its tables. */
 void sym_procs_drop(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p);
 /* Entries from least to most recently used, for collection and eviction. */
@@ -215,6 +235,11 @@ struct sym_proc *sym_procs_oldest(struct sym_procs *ps);
 struct sym_proc *sym_procs_newer(struct sym_procs *ps, struct sym_proc *p);
 size_t sym_procs_bytes(const struct sym_procs *ps);
 size_t sym_procs_count(const struct sym_procs *ps);
+
+/* ---- vDSO (sym_vdso.c) ---- */
+/* The (cached, referenced) table of the [vdso] at [start, end) in pid. */
+struct sym_elf *sym_vdso_load(pid_t pid, uint64_t start, uint64_t end,
+			      struct sym_cache *c, struct sym_counters *cnt);
 
 /* ---- JIT perf maps (sym_perfmap.c) ---- */
 /* Name of ip from /tmp/perf-NSPID.map of p, re-reading the map when it grew

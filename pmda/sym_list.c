@@ -81,15 +81,31 @@ sym_list_name(struct sym_list *l, long i)
 	const char *raw = l->syms[i].name;
 	char *pretty;
 
+	if (l->pretty != NULL && l->pretty_n != l->n)
+		sym_list_forget_names(l);	/* entries changed under the names */
 	if (l->pretty == NULL) {
 		l->pretty = calloc(l->n, sizeof(*l->pretty));
 		if (l->pretty == NULL)
 			return raw;
+		l->pretty_n = l->n;
 		l->pretty_bytes = l->n * sizeof(*l->pretty);
 	}
 	if (l->pretty[i] != NULL)
 		return l->pretty[i];
-	pretty = sym_demangle(raw);
+	/* "memcpy@@GLIBC_2.14": the version is the linker's business, not ours */
+	const char *at = l->elf_names && raw[0] ? strchr(raw + 1, '@') : NULL;
+	if (at != NULL) {
+		char *bare = strndup(raw, at - raw);
+		if (bare == NULL)
+			return raw;
+		pretty = sym_demangle(bare);
+		if (pretty == NULL)
+			pretty = bare;
+		else
+			free(bare);
+	} else {
+		pretty = sym_demangle(raw);
+	}
 	if (pretty == NULL && strpbrk(raw, ";") == NULL) {
 		bool clean = true;
 		for (const char *p = raw; *p; p++)
@@ -108,15 +124,26 @@ sym_list_name(struct sym_list *l, long i)
 	return pretty;
 }
 
+/* Callers must forget names before reordering entries: a name not ours to
+ * free is recognized by pointing at its own entry's raw name. */
 void
-sym_list_free(struct sym_list *l)
+sym_list_forget_names(struct sym_list *l)
 {
 	if (l->pretty) {
-		for (size_t i = 0; i < l->n; i++)
+		for (size_t i = 0; i < l->pretty_n && i < l->n; i++)
 			if (l->pretty[i] && l->pretty[i] != l->syms[i].name)
 				free(l->pretty[i]);
 		free(l->pretty);
 	}
+	l->pretty = NULL;
+	l->pretty_n = 0;
+	l->pretty_bytes = 0;
+}
+
+void
+sym_list_free(struct sym_list *l)
+{
+	sym_list_forget_names(l);
 	free(l->syms);
 	memset(l, 0, sizeof(*l));
 }

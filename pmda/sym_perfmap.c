@@ -117,22 +117,6 @@ parse_line(struct sym_perfmap *pm, char *line, size_t len)
 	return true;
 }
 
-/* Drop demangled names: sorting moves entries under them. */
-static void
-forget_pretty(struct sym_perfmap *pm)
-{
-	struct sym_list *l = &pm->list;
-
-	if (l->pretty == NULL)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		if (l->pretty[i] && l->pretty[i] != l->syms[i].name)
-			free(l->pretty[i]);
-	free(l->pretty);
-	l->pretty = NULL;
-	l->pretty_bytes = 0;
-}
-
 /* Read what was appended since last time. */
 static void
 read_more(struct sym_perfmap *pm, struct sym_counters *cnt)
@@ -156,6 +140,8 @@ read_more(struct sym_perfmap *pm, struct sym_counters *cnt)
 	}
 	got = pread(fd, buf, len, pm->read_off);
 	close(fd);
+	/* names are cached by index: drop them before entries move */
+	sym_list_forget_names(&pm->list);
 	for (line = buf; got > 0 && (nl = memchr(line, '\n', buf + got - line)) != NULL;
 	     line = nl + 1) {
 		if (!parse_line(pm, line, nl - line))
@@ -166,10 +152,8 @@ read_more(struct sym_perfmap *pm, struct sym_counters *cnt)
 	if (got > 0)
 		pm->read_off += line - buf;	/* a partial last line waits */
 	free(buf);
-	if (added) {
-		forget_pretty(pm);
+	if (added)
 		sym_list_sort(&pm->list);
-	}
 }
 
 const char *

@@ -1,7 +1,8 @@
 /*
  * sym_proc.c - what we know of each process: its executable mappings from
  * /proc/PID/maps, keyed by (pid, start time) so a reused PID is never
- * symbolized with its predecessor's maps.  Entries sit in a hash by pid
+ * symbolized with its predecessor's maps (and by the start addresses of
+ * code and stack, so an exec in the same process is noticed too).  Entries sit in a hash by pid
  * and an LRU list the symbolizer trims by bytes.
  *
  * Files are opened as the process sees them, through /proc/PID/root (its
@@ -109,30 +110,47 @@ sym_procs_get(struct sym_procs *ps, pid_t pid)
 	return NULL;
 }
 
-uint64_t
-sym_proc_start_time(pid_t pid)
+bool
+sym_proc_ident(pid_t pid, struct sym_ident *id)
 {
-	char path[64], buf[1024], *paren;
-	unsigned long long start = 0;
+	char path[64], buf[1024], *p;
 	ssize_t n;
-	int fd;
+	int fd, field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return false;
 	buf[n] = '\0';
 	/* comm may hold spaces and ')': fields restart after the last ')' */
-	if ((paren = strrchr(buf, ')')) == NULL)
-		return 0;
-	/* state is field 3; starttime is field 22, i.e. the 20th after ')' */
-	if (sscanf(paren + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u"
-		   " %*d %*d %*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start ? start : 1;	/* 0 means "gone" to our callers */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return false;
+	memset(id, 0, sizeof(*id));
+	p++;
+	for (field = 3; field <= 28 && *p; field++) {
+		while (*p == ' ')
+			p++;
+		unsigned long long v = strtoull(p, &p, 10);
+		if (field == 22)
+			id->start_time = v;
+		else if (field == 26)
+			id->start_code = v;
+		else if (field == 28)
+			id->start_stack = v;
+		while (*p && *p != ' ')
+			p++;
+	}
+	return field > 28 && id->start_time != 0;
+}
+
+bool
+sym_ident_equal(const struct sym_ident *a, const struct sym_ident *b)
+{
+	return a->start_time == b->start_time && a->start_code == b->start_code &&
+	       a->start_stack == b->start_stack;
 }
 
 static enum sym_map_kind
@@ -225,7 +243,8 @@ read_maps(struct sym_proc *p)
 	p->bytes = sizeof(*p) + n * sizeof(*maps);
 	for (size_t i = 0; i < n; i++)
 		p->bytes += maps[i].path ? strlen(maps[i].path) + 1 : 0;
-	return true;
+	/* a zombie (or kernel thread) has no memory left to name */
+	return n > 0;
 }
 
 struct sym_proc *
@@ -241,10 +260,11 @@ sym_procs_capture(struct sym_procs *ps, struct sym_cache *c, pid_t pid, unsigned
 	p->pid = pid;
 	p->nspid = pid;
 	p->maps_gen = gen;
-	p->start_time = sym_proc_start_time(pid);
+	p->checked_gen = gen;
 	p->bytes = sizeof(*p);
-	if (p->start_time == 0 || !read_maps(p) ||
-	    sym_proc_start_time(pid) != p->start_time) {
+	struct sym_ident after;
+	if (!sym_proc_ident(pid, &p->id) || !read_maps(p) ||
+	    !sym_proc_ident(pid, &after) || !sym_ident_equal(&p->id, &after)) {
 		/* gone, or exec'd/replaced while we read: nothing trustworthy */
 		free_maps(p, c);
 		p->lost = true;
@@ -262,15 +282,17 @@ bool
 sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p, unsigned gen)
 {
 	struct sym_proc fresh = { .pid = p->pid };
+	struct sym_ident now;
 
 	p->maps_gen = gen;
-	if (p->lost || sym_proc_start_time(p->pid) != p->start_time || !read_maps(&fresh))
+	if (p->lost || !sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id) ||
+	    !read_maps(&fresh))
 		return false;
 	free_maps(p, c);
 	ps->bytes -= p->bytes;
 	p->maps = fresh.maps;
 	p->nmaps = fresh.nmaps;
-	p->bytes = fresh.bytes;
+	p->bytes = fresh.bytes + sym_perfmap_bytes(p->perfmap);
 	ps->bytes += p->bytes;
 	return true;
 }
@@ -282,25 +304,40 @@ sym_procs_add_bytes(struct sym_procs *ps, struct sym_proc *p, ssize_t delta)
 	ps->bytes += delta;
 }
 
+/* fd if it is the file the maps line names (same device and inode). */
+static int
+keep_if_same(int fd, const struct sym_map *m)
+{
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* Open the file behind m as p sees it, or -1. */
 static int
 open_mapped_file(const struct sym_proc *p, const struct sym_map *m)
 {
 	char path[PATH_MAX + 64];
-	struct stat st;
-	int fd = -1;
+	int fd;
 
 	if (!m->deleted && m->path &&
 	    snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->pid, m->path) < (int)sizeof(path) &&
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		if (fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
-			return fd;
-		close(fd);		/* replaced since mapped, or another fs view */
-	}
+	    (fd = keep_if_same(open(path, O_RDONLY | O_CLOEXEC), m)) >= 0)
+		return fd;
 	/* the mapped file itself, whatever its name became */
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)p->pid, m->start, m->end);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		return fd;
+	/* the process is gone (a short-lived one, exited before its table was
+	 * needed): its path in our namespace will do if the inode matches */
+	if (!m->deleted && m->path)
+		return keep_if_same(open(m->path, O_RDONLY | O_CLOEXEC), m);
+	return -1;
 }
 
 struct sym_elf *
@@ -314,6 +351,8 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 	if (m->tried)
 		return m->elf;
 	m->tried = true;
+	if (m->kind == SYM_MAP_VDSO)
+		return m->elf = sym_vdso_load(p->pid, m->start, m->end, c, cnt);
 	if ((e = sym_cache_get(c, m->dev, m->ino)) != NULL) {
 		cnt->cache_hits++;
 		return m->elf = e;
@@ -324,11 +363,16 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		return NULL;
 	}
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
+	if (access(root, X_OK) != 0)
+		root[0] = '\0';	/* exited: look for debug files in our namespace */
 	e = sym_elf_load(fd, root, m->path);
 	close(fd);
 	if (e == NULL) {
+		/* not an ELF we can read: remember that, as an empty table, so
+		 * other processes mapping it do not parse it again */
 		cnt->elf_errors++;
-		return NULL;
+		if ((e = sym_elf_empty()) == NULL)
+			return NULL;
 	}
 	e->dev = m->dev;
 	e->ino = m->ino;

@@ -92,12 +92,13 @@ put_unknown(struct symbolizer *s, char *buf, size_t len, uint64_t ip)
 	snprintf(buf, len, "[unknown] 0x%016" PRIx64, ip);
 }
 
-/* "[/path]": the module is known, the symbol is not. */
+/* "[/path]": the module is known, the symbol is not.  Pseudo-paths such as
+ * "[vdso]" already carry their brackets. */
 static void
 put_module(struct symbolizer *s, char *buf, size_t len, const char *path)
 {
 	s->cnt.misses++;
-	snprintf(buf, len, "[%s]", path);
+	snprintf(buf, len, path[0] == '[' ? "%s" : "[%s]", path);
 	frame_name_sanitize(buf);
 }
 
@@ -127,30 +128,42 @@ symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len)
 		put_unknown(s, buf, len, ip);
 }
 
+static struct sym_proc *
+capture(struct symbolizer *s, pid_t tgid)
+{
+	struct sym_proc *p;
+
+	s->cnt.cache_misses++;
+	s->need_trim = true;
+	p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
+	if (p)
+		p->used_gen = s->gen;
+	if (p && p->lost) {
+		s->cnt.lost_processes++;
+		p->dead_gen = s->gen;
+	}
+	return p;
+}
+
 /* The process entry to use for tgid now; NULL when /proc/PID is gone. */
 static struct sym_proc *
 proc_for(struct symbolizer *s, pid_t tgid)
 {
 	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+	struct sym_ident now;
 
-	if (p)
-		s->cnt.cache_hits++;
-	if (p && p->dead_gen && p->maps_gen != s->gen) {
-		/* its process has exited: has the PID been reused since? */
-		uint64_t st = sym_proc_start_time(tgid);
-		p->maps_gen = s->gen;
-		if (st != 0 && st != p->start_time)
+	if (p && p->dead_gen && p->checked_gen != s->gen) {
+		/* its image is gone: is another one (PID reuse, exec) there now? */
+		p->checked_gen = s->gen;
+		if (sym_proc_ident(tgid, &now) && !sym_ident_equal(&now, &p->id))
 			p = NULL;
 	}
-	if (p == NULL) {
-		s->cnt.cache_misses++;
-		p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
-		s->need_trim = true;
-		if (p && p->lost) {
-			s->cnt.lost_processes++;
-			p->dead_gen = s->gen;
-		}
-	}
+	if (p)
+		s->cnt.cache_hits++;
+	else
+		p = capture(s, tgid);
+	if (p)
+		p->used_gen = s->gen;
 	return p && !p->lost ? p : NULL;
 }
 
@@ -171,7 +184,7 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		put_name(buf, len, m->is_exe ? "" : "[l] ", sym_list_name(&e->list, i));
 		return;
 	}
-	put_module(s, buf, len, m->path);
+	put_module(s, buf, len, m->path);	/* "[/path]", or "[vdso]" as is */
 }
 
 static void
@@ -225,13 +238,13 @@ symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t 
 	}
 	switch (m->kind) {
 	case SYM_MAP_FILE:
+	case SYM_MAP_VDSO:
 		name_file_frame(s, p, m, ip, buf, len);
 		break;
 	case SYM_MAP_ANON:
 	case SYM_MAP_MEMFD:
 		name_anon_frame(s, p, m, ip, buf, len);
 		break;
-	case SYM_MAP_VDSO:
 	case SYM_MAP_SPECIAL:
 		s->cnt.misses++;
 		put_name(buf, len, "", m->path);
@@ -246,19 +259,35 @@ void
 symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 {
 	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+	struct sym_ident now;
 
-	if (p && !p->lost && !p->dead_gen && sym_proc_start_time(tgid) == p->start_time)
+	/* at most one /proc read per process and generation */
+	if (p && p->checked_gen == s->gen)
 		return;
-	p = sym_procs_capture(s->procs, s->cache, tgid, s->gen);
-	if (p && p->lost) {
-		s->cnt.lost_processes++;
-		p->dead_gen = s->gen;
+	if (p) {
+		bool alive = sym_proc_ident(tgid, &now);
+		p->checked_gen = s->gen;
+		if (!alive)
+			return;		/* gone: keep what we had for its late samples */
+		if (!p->lost && sym_ident_equal(&now, &p->id))
+			return;
 	}
+	capture(s, tgid);
+	trim(s);
+}
+
+void
+symbolizer_note_exec(struct symbolizer *s, pid_t tgid)
+{
+	capture(s, tgid);
 	trim(s);
 }
 
 /* Over budget: drop unused ELF tables, then the least recently used
- * processes (releasing their tables), until we fit. */
+ * processes (releasing their tables), until we fit.  Processes looked up in
+ * the current generation stay: evicting them mid-drain would reload the
+ * same tables stack after stack (thrashing), so the bound is exceeded until
+ * the next collect instead, and that is visible in cache_bytes. */
 static void
 trim(struct symbolizer *s)
 {
@@ -271,7 +300,7 @@ trim(struct symbolizer *s)
 		size_t room = s->limit > fixed ? s->limit - fixed : 0;
 		if (sym_cache_trim(s->cache, room, &s->cnt.cache_evictions) <= room)
 			return;
-		if ((p = sym_procs_oldest(s->procs)) == NULL)
+		if ((p = sym_procs_oldest(s->procs)) == NULL || p->used_gen == s->gen)
 			return;
 		sym_procs_drop(s->procs, s->cache, p);
 		s->cnt.cache_evictions++;
@@ -290,8 +319,14 @@ symbolizer_collect(struct symbolizer *s)
 			/* kept one generation so late samples still find it */
 			if (s->gen - p->dead_gen > 1)
 				sym_procs_drop(s->procs, s->cache, p);
-		} else if (sym_proc_start_time(p->pid) != p->start_time) {
-			p->dead_gen = s->gen;
+		} else {
+			struct sym_ident now;
+			/* exited, or exec'd another image; checked_gen stays old so
+			 * the next lookup looks for a successor image once */
+			if (!sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id))
+				p->dead_gen = s->gen;
+			else
+				p->checked_gen = s->gen;
 		}
 	}
 	trim(s);

@@ -48,9 +48,13 @@ void symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len);
 /* Write the name of a user address of process tgid into buf. */
 void symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len);
 
-/* A process was just exec'd or seen for the first time: capture its maps now,
- * while /proc/PID exists.  Cheap when already known. */
+/* A process was seen (e.g. in a drained stack): capture its maps now, while
+ * /proc/PID exists, or notice that its PID now runs another image.  Cheap
+ * when already known: at most one /proc read per process per collect. */
 void symbolizer_note_process(struct symbolizer *s, pid_t tgid);
+/* A process just exec'd (sched_process_exec): its maps changed while its
+ * pid and start time did not, so capture them again now, unconditionally. */
+void symbolizer_note_exec(struct symbolizer *s, pid_t tgid);
 /* Drop process entries whose processes have exited (called once per drain). */
 void symbolizer_collect(struct symbolizer *s);
 

@@ -117,7 +117,8 @@ child_start(char *const argv[])
 	return c;
 }
 
-/* The next "name 0xaddr" line the child prints; 0 at end of output. */
+/* The next "0xADDR name" line the child prints (the name runs to the end
+ * of the line, spaces included); 0 at end of output. */
 static inline unsigned long
 child_addr(struct child *c, char *name, size_t len)
 {
@@ -125,7 +126,7 @@ child_addr(struct child *c, char *name, size_t len)
 	unsigned long a;
 
 	while (fgets(line, sizeof(line), c->out)) {
-		if (sscanf(line, "%255s %lx", n, &a) == 2) {
+		if (sscanf(line, "%lx %255[^\n]", &a, n) == 2) {
 			snprintf(name, len, "%s", n);
 			return a;
 		}

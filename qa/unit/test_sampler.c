@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include "unit.h"
@@ -61,6 +62,7 @@ struct tally {
 	pid_t		self, watch;	/* watch: another tgid to look for */
 	uint64_t	self_samples, other_samples, watch_samples;
 	uint64_t	leaf_in_burn, with_user_stack, comm_ok;
+	uint64_t	named_thread;	/* comm "burner", pcomm ours, tid != tgid */
 	uint64_t	entries;
 	pid_t		tid_seen[8];
 	int		ntids;
@@ -87,6 +89,9 @@ count_stack(void *arg, const struct sampled_stack *st)
 	prctl(PR_GET_NAME, comm);
 	if (strncmp(st->key->pcomm, comm, sizeof(comm)) == 0)
 		t->comm_ok += st->count;
+	if (strncmp(st->key->comm, "burner", sizeof(comm)) == 0 && st->key->tid != st->key->tgid &&
+	    strncmp(st->key->pcomm, comm, sizeof(comm)) == 0)
+		t->named_thread += st->count;
 	for (int i = 0; i < t->ntids; i++)
 		if (t->tid_seen[i] == (pid_t)st->key->tid)
 			return;
@@ -183,6 +188,7 @@ test_samples_arrive(void)
 static void *
 burn_thread(void *arg)
 {
+	pthread_setname_np(pthread_self(), "burner");
 	burn_cpu(*(double *)arg);
 	return NULL;
 }
@@ -216,14 +222,17 @@ test_drains_lose_nothing(void)
 	s1 = st.stat[SP_STAT_SAMPLES];
 
 	printf("drains_lose_nothing: %d drains during the burn, drained %llu, counted %llu, "
-	       "threads %d\n", drains + 1, (unsigned long long)t.self_samples,
-	       (unsigned long long)(s1 - s0), t.ntids);
+	       "threads %d, %llu as thread \"burner\" of our process\n", drains + 1,
+	       (unsigned long long)t.self_samples, (unsigned long long)(s1 - s0), t.ntids,
+	       (unsigned long long)t.named_thread);
 	CHECK(drains >= 10);
 	CHECK_INT(st.drains - drains0, drains + 1);
 	CHECK(t.self_samples > 100);
 	CHECK_INT(t.self_samples, s1 - s0);
 	CHECK_INT(t.other_samples, 0);
 	CHECK(t.ntids >= 1);
+	/* the thread's samples carry its own name and the process's name */
+	CHECK(t.named_thread >= t.self_samples * 90 / 100);
 }
 
 static pid_t
@@ -276,6 +285,25 @@ test_filter(void)
 }
 
 /* Burn only during the first 200 ms of each wall-clock second. */
+static void test_heatmap(const char *clock);
+
+/* Kernels without bpf_ktime_get_tai_ns: monotonic clock plus the offset
+ * user space refreshes at each drain puts samples in the same slots. */
+static void
+test_heatmap_without_tai(void)
+{
+	struct sampler_config cfg = { .frequency_hz = FREQ, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct sampler *saved = s;
+
+	setenv("STACKPROF_SAMPLER_NO_TAI", "1", 1);
+	CHECK_INT(sampler_open(&s, &cfg), 0);
+	unsetenv("STACKPROF_SAMPLER_NO_TAI");
+	if (s)
+		test_heatmap("monotonic + offset");
+	sampler_close(s);
+	s = saved;
+}
+
 static void
 burn_early_in_seconds(int seconds)
 {
@@ -284,16 +312,16 @@ burn_early_in_seconds(int seconds)
 
 		clock_gettime(CLOCK_REALTIME, &now);
 		usleep((1000000000L - now.tv_nsec) / 1000 + 2000);	/* next second */
-		do {
-			burn_cpu(0.005);
+		do {	/* small steps: stop well inside the first 200 ms */
+			burn_cpu(0.002);
 			clock_gettime(CLOCK_REALTIME, &now);
-		} while (now.tv_nsec < 190000000L);
+		} while (now.tv_nsec < 180000000L);
 	}
 }
 
 /* The heat map counts exactly the selected samples, in wall-clock slots. */
 static void
-test_heatmap(void)
+test_heatmap(const char *clock)
 {
 	uint64_t slots[50], sum = 0, early = 0, s0, s1;
 
@@ -314,20 +342,36 @@ test_heatmap(void)
 		if (i < 10)
 			early += slots[i];
 	}
-	printf("heatmap: %llu samples, %llu in heat map, %llu in slots 0-9\n",
+	printf("heatmap (%s): %llu samples, %llu in heat map, %llu in slots 0-9\n", clock,
 	       (unsigned long long)(s1 - s0), (unsigned long long)sum, (unsigned long long)early);
 	CHECK(sum > 0);
 	CHECK_INT(sum, s1 - s0);
 	CHECK(early >= sum * 80 / 100);
+	/* per-CPU rows add up to the summed heat map */
+	{
+		int ncpus = sampler_possible_cpus(s);
+		uint64_t *rows = calloc((size_t)ncpus * 50, sizeof(*rows)), rowsum = 0;
+
+		CHECK(ncpus > 0 && rows != NULL);
+		if (rows) {
+			CHECK_INT(sampler_read_heatmap_cpus(s, rows, 50, ncpus), ncpus);
+			for (int i = 0; i < ncpus * 50; i++)
+				rowsum += rows[i];
+			CHECK_INT(rowsum, sum);
+			free(rows);
+		}
+	}
 	CHECK_INT(sampler_set_heatmap_slots(s, 0), -EINVAL);
 	CHECK_INT(sampler_set_heatmap_slots(s, SP_HEATMAP_MAX_SLOTS + 1), -EINVAL);
 	CHECK_INT(sampler_read_heatmap(s, slots, SP_HEATMAP_MAX_SLOTS + 1), -EINVAL);
 	sampler_drain(s, discard, NULL);
 }
 
+#define EXEC_CHILDREN	200
+
 struct exec_seen {
-	pid_t	want;
-	int	seen, total;
+	pid_t	want[EXEC_CHILDREN];
+	int	nwant, seen, total;
 };
 
 static void
@@ -336,35 +380,64 @@ note_exec(void *arg, pid_t tgid)
 	struct exec_seen *e = arg;
 
 	e->total++;
-	if (tgid == e->want)
-		e->seen++;
+	for (int i = 0; i < e->nwant; i++)
+		if (e->want[i] == tgid) {
+			e->want[i] = 0;		/* each counted once */
+			e->seen++;
+		}
 }
 
-/* An exec anywhere, filtered or not, reaches sampler_poll_execs. */
+/* Every exec anywhere, filtered or not, reaches sampler_poll_execs: a burst
+ * of short-lived processes, none missed, none lost. */
 static void
 test_exec_notify(void)
 {
 	struct exec_seen e = { 0 };
 	struct pollfd pfd = { .fd = sampler_exec_fd(s), .events = POLLIN };
-	double deadline = clock_s(CLOCK_MONOTONIC) + 2;
-	uint64_t x0 = stat_now(SP_STAT_EXECS);
+	double deadline;
+	uint64_t x0 = stat_now(SP_STAT_EXECS), lost0 = stat_now(SP_STAT_EXEC_LOST);
 
 	CHECK(pfd.fd >= 0);
 	select_none();
 	sampler_poll_execs(s, note_exec, &e);		/* older execs */
 	e.total = 0;
-	e.want = fork();
-	if (e.want == 0) {
-		execl("/bin/true", "true", (char *)NULL);
-		_exit(127);
+	for (e.nwant = 0; e.nwant < EXEC_CHILDREN; e.nwant++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		e.want[e.nwant] = pid;
 	}
-	while (!e.seen && clock_s(CLOCK_MONOTONIC) < deadline)
+	for (int i = 0; i < EXEC_CHILDREN; i++)
+		wait(NULL);
+	deadline = clock_s(CLOCK_MONOTONIC) + 2;
+	while (e.seen < EXEC_CHILDREN && clock_s(CLOCK_MONOTONIC) < deadline)
 		if (poll(&pfd, 1, 100) > 0)
 			CHECK(sampler_poll_execs(s, note_exec, &e) >= 0);
-	waitpid(e.want, NULL, 0);
-	printf("exec_notify: child seen %d time(s), %d exec(s) in all\n", e.seen, e.total);
-	CHECK_INT(e.seen, 1);
-	CHECK(stat_now(SP_STAT_EXECS) > x0);
+	printf("exec_notify: %d of %d children seen, %d exec(s) in all\n", e.seen,
+	       EXEC_CHILDREN, e.total);
+	CHECK_INT(e.seen, EXEC_CHILDREN);
+	CHECK(stat_now(SP_STAT_EXECS) - x0 >= EXEC_CHILDREN);
+	CHECK_INT(stat_now(SP_STAT_EXEC_LOST) - lost0, 0);
+}
+
+/* Our samples per second of our CPU time while sampler o burns cpu_s. */
+static double
+self_rate_of(struct sampler *o, double cpu_s)
+{
+	struct sampler_stats a, b;
+	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	pid_t self = getpid();
+
+	sampler_read_stats(o, &a);
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	burn_cpu(cpu_s);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	sampler_read_stats(o, &b);
+	return (b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]) /
+	       (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
 }
 
 /* Our samples per second of our CPU time while burning `cpu_s`; every
@@ -411,6 +484,282 @@ test_controls(void)
 	CHECK(within(self_rate(0.6, &all), FREQ, 0.25));
 }
 
+/* ~4096 straight-line statements: each sample's innermost ip, so its user
+ * stack and its key, is almost always new. */
+#define STEP	x = x * 2654435761u + 1;
+#define STEP16	STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP
+#define STEP256	STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 \
+		STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16
+__attribute__((noinline)) static unsigned
+burn_wide(double seconds)
+{
+	double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + seconds;
+	volatile unsigned x = 1;
+
+	do {
+		STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256
+		STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256 STEP256
+	} while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end);
+	return x;
+}
+
+struct overload_tally {
+	uint64_t	samples, with_user_stack, via_overflow, entries;
+};
+
+static void
+count_overload(void *arg, const struct sampled_stack *st)
+{
+	struct overload_tally *t = arg;
+
+	if ((pid_t)st->key->tgid != getpid())
+		return;
+	t->entries++;
+	t->samples += st->count;
+	if (st->nuser > 0)
+		t->with_user_stack += st->count;
+	if (st->key->user_stack_id >= 0 && (st->key->user_stack_id & SP_STACK_OVERFLOW) &&
+	    st->nuser > 0)
+		t->via_overflow += st->count;
+}
+
+/*
+ * Far more distinct stacks than the smallest maps hold, in one generation:
+ * losses are counted, never silent (drained + MAP_FULL == SAMPLES), stack
+ * collisions are counted and partly rescued by the overflow map, and the
+ * drain leaves the maps empty for the next generation.
+ */
+static void
+test_overload(void)
+{
+	struct sampler_config small = { .frequency_hz = 1, .interval_ms = 1, .heatmap_slots = 50 };
+	struct overload_tally t = { 0 }, after = { 0 };
+	struct sampler_stats a, b, c;
+	struct sampler *o;
+	pid_t self = getpid();
+
+	CHECK_INT(sampler_open(&o, &small), 0);
+	if (!o)
+		return;
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	CHECK_INT(sampler_set_frequency(o, 4000), 0);
+	sampler_read_stats(o, &a);
+	burn_wide(0.8);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_overload, &t), 0);
+	sampler_read_stats(o, &b);
+	/* a second generation, lightly used: maps must have been emptied */
+	CHECK_INT(sampler_drain(o, count_overload, &after), 0);
+	CHECK_INT(sampler_set_frequency(o, 99), 0);
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	burn_cpu(0.5);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_overload, &after), 0);
+	CHECK_INT(sampler_drain(o, count_overload, &after), 0);
+	sampler_read_stats(o, &c);
+	sampler_close(o);
+
+	printf("overload: %llu samples, %llu drained in %llu keys, %llu map full, "
+	       "%llu user stack collisions, %llu via overflow map; after: %llu samples, "
+	       "%llu with user stack, %llu collisions\n",
+	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
+	       (unsigned long long)t.samples, (unsigned long long)t.entries,
+	       (unsigned long long)(b.stat[SP_STAT_MAP_FULL] - a.stat[SP_STAT_MAP_FULL]),
+	       (unsigned long long)(b.stat[SP_STAT_USTACK_COLLISION] - a.stat[SP_STAT_USTACK_COLLISION]),
+	       (unsigned long long)t.via_overflow, (unsigned long long)after.samples,
+	       (unsigned long long)after.with_user_stack,
+	       (unsigned long long)(c.stat[SP_STAT_USTACK_COLLISION] - b.stat[SP_STAT_USTACK_COLLISION]));
+	CHECK(b.stat[SP_STAT_MAP_FULL] > a.stat[SP_STAT_MAP_FULL]);
+	CHECK_INT(t.samples + (b.stat[SP_STAT_MAP_FULL] - a.stat[SP_STAT_MAP_FULL]) +
+		  (b.stat[SP_STAT_GEN_BUSY] - a.stat[SP_STAT_GEN_BUSY]),
+		  b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK(b.stat[SP_STAT_USTACK_COLLISION] > a.stat[SP_STAT_USTACK_COLLISION]);
+	CHECK(t.via_overflow > 0);
+	CHECK(after.samples > 0);
+	CHECK_INT(after.with_user_stack, after.samples);
+	CHECK_INT(c.stat[SP_STAT_USTACK_COLLISION] - b.stat[SP_STAT_USTACK_COLLISION], 0);
+	CHECK_INT(c.stat[SP_STAT_MAP_FULL] - b.stat[SP_STAT_MAP_FULL], 0);
+}
+
+/* The drain of kernels without batch map ops (get_next_key, lookup,
+ * delete) is as exact as the batch one. */
+static void
+test_drain_without_batch(void)
+{
+	struct sampler_config cfg = { .frequency_hz = FREQ, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct tally t = { .self = getpid() }, empty = { .self = getpid() };
+	struct sampler_stats a, b;
+	struct sampler *o;
+	pid_t self = getpid();
+
+	setenv("STACKPROF_SAMPLER_NO_BATCH", "1", 1);
+	CHECK_INT(sampler_open(&o, &cfg), 0);
+	unsetenv("STACKPROF_SAMPLER_NO_BATCH");
+	if (!o)
+		return;
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	sampler_read_stats(o, &a);
+	burn_cpu(0.5);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_stack, &t), 0);
+	CHECK_INT(sampler_drain(o, count_stack, &t), 0);
+	CHECK_INT(sampler_drain(o, count_stack, &empty), 0);
+	sampler_read_stats(o, &b);
+	sampler_close(o);
+	printf("drain_without_batch: drained %llu, counted %llu, %llu with user stack\n",
+	       (unsigned long long)t.self_samples,
+	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
+	       (unsigned long long)t.with_user_stack);
+	CHECK(t.self_samples > 50);
+	CHECK_INT(t.self_samples, b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(t.with_user_stack, t.self_samples);
+	CHECK_INT(empty.entries, 0);
+}
+
+struct reconfigure_run {
+	struct sampler	*r;
+	double		seconds;
+};
+
+static void *
+burn_named(void *arg)
+{
+	pthread_setname_np(pthread_self(), "burner");
+	burn_cpu(((struct reconfigure_run *)arg)->seconds);
+	return NULL;
+}
+
+/*
+ * A larger interval and rate need larger maps: sampling moves to a new BPF
+ * object mid-burn, nothing counted is lost (drained == SAMPLES rise), the
+ * counters and heat map carry on, the exec fd stays the same and works, and
+ * a refused rate changes nothing.
+ */
+static void
+test_reconfigure(void)
+{
+	struct sampler_config small = { .frequency_hz = 99, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct sampler_config big = { .frequency_hz = FREQ, .interval_ms = 5000, .heatmap_slots = 50 };
+	struct sampler_config bad = { .frequency_hz = 10000000, .interval_ms = 9000, .heatmap_slots = 50 };
+	struct tally t = { .self = getpid() };
+	struct reconfigure_run run = { .seconds = 1.2 };
+	struct sampler_stats a, b;
+	uint64_t heat[50], heatsum = 0;
+	struct exec_seen e = { 0 };
+	struct pollfd pfd;
+	pid_t self = getpid();
+	pthread_t th;
+	int fd0;
+
+	CHECK_INT(sampler_open(&run.r, &small), 0);
+	if (!run.r)
+		return;
+	fd0 = sampler_exec_fd(run.r);
+	CHECK_INT(sampler_set_filter(run.r, false, &self, 1), 0);
+	sampler_read_stats(run.r, &a);
+	CHECK_INT(pthread_create(&th, NULL, burn_named, &run), 0);
+	usleep(300000);
+	CHECK_INT(sampler_reconfigure(run.r, &big, count_stack, &t), 0);
+	pthread_join(th, NULL);
+	CHECK(sampler_reconfigure(run.r, &bad, count_stack, &t) < 0);
+	CHECK(within(self_rate_of(run.r, 0.5), FREQ, 0.25));
+	CHECK_INT(sampler_set_filter(run.r, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(run.r, count_stack, &t), 0);
+	sampler_read_stats(run.r, &b);
+	CHECK_INT(sampler_read_heatmap(run.r, heat, 50), 0);
+	for (int i = 0; i < 50; i++)
+		heatsum += heat[i];
+
+	/* the exec queue survived the move */
+	pfd.fd = sampler_exec_fd(run.r);
+	pfd.events = POLLIN;
+	CHECK_INT(pfd.fd, fd0);
+	sampler_poll_execs(run.r, note_exec, &e);
+	e.nwant = 1;
+	e.want[0] = fork();
+	if (e.want[0] == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	waitpid(e.want[0], NULL, 0);
+	for (int i = 0; i < 20 && !e.seen; i++)
+		if (poll(&pfd, 1, 100) > 0)
+			sampler_poll_execs(run.r, note_exec, &e);
+	big.heatmap_slots = 20;
+	CHECK_INT(sampler_reconfigure(run.r, &big, count_stack, &t), 0);
+	CHECK_INT(sampler_read_heatmap(run.r, heat, 20), 0);
+	sampler_close(run.r);
+
+	printf("reconfigure: drained %llu, counted %llu, heat map %llu, exec after move seen %d\n",
+	       (unsigned long long)t.self_samples,
+	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
+	       (unsigned long long)heatsum, e.seen);
+	CHECK(t.self_samples > 100);
+	CHECK_INT(t.self_samples, b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(heatsum, b.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(e.seen, 1);
+	CHECK_INT(heat[0] + heat[19], 0);	/* slices changed: counts restarted */
+}
+
+/* Open fds of this process whose link target contains `kind`. */
+static int
+count_fds(const char *kind)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], target[128];
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = '\0';
+			n += strstr(target, kind) != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A PMDA runs for months: disabling leaves no perf event, rate changes
+ * leak nothing, closing leaves no BPF object behind. */
+static void
+test_no_leaks(void)
+{
+	struct sampler_config cfg = { .frequency_hz = 99, .interval_ms = 1000, .heatmap_slots = 50 };
+	int bpf0 = count_fds("bpf"), perf0 = count_fds("perf_event"), perf1, bpf1, bpf2;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct sampler *o;
+
+	CHECK_INT(sampler_open(&o, &cfg), 0);
+	if (!o)
+		return;
+	CHECK_INT(count_fds("perf_event") - perf0, ncpus);
+	bpf1 = count_fds("bpf");
+	for (unsigned hz = 50; hz < 70; hz++)
+		CHECK_INT(sampler_set_frequency(o, hz), 0);
+	CHECK(sampler_set_frequency(o, 10000000) < 0);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_set_filter(o, true, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, discard, NULL), 0);
+	perf1 = count_fds("perf_event") - perf0;
+	bpf2 = count_fds("bpf");
+	CHECK_INT(sampler_set_enabled(o, false), 0);
+	printf("no_leaks: %d perf events on %ld CPUs after 21 rate changes, %d disabled; "
+	       "bpf fds %d -> %d\n", perf1, ncpus, count_fds("perf_event") - perf0,
+	       bpf1 - bpf0, bpf2 - bpf0);
+	CHECK_INT(perf1, ncpus);
+	CHECK_INT(bpf2, bpf1);
+	CHECK_INT(count_fds("perf_event"), perf0);
+	sampler_close(o);
+	CHECK_INT(count_fds("bpf"), bpf0);
+	CHECK_INT(count_fds("perf_event"), perf0);
+}
+
 /* Bad arguments are refused and change nothing. */
 static void
 test_bad_input(void)
@@ -447,10 +796,15 @@ main(void)
 	test_samples_arrive();
 	test_drains_lose_nothing();
 	test_filter();
-	test_heatmap();
+	test_heatmap("TAI");
 	test_exec_notify();
 	test_controls();
 	test_bad_input();
 	sampler_close(s);
+	test_overload();
+	test_drain_without_batch();
+	test_no_leaks();
+	test_heatmap_without_tai();
+	test_reconfigure();
 	return unit_report("test_sampler");
 }

@@ -298,6 +298,36 @@ test_several_roots(void)
 	free(svg);
 }
 
+/* Names of random bytes (deterministic LCG): the SVG stays well-formed. */
+static void
+test_random_bytes(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	char			names[4][24];
+	const char		*path[4] = { names[0], names[1], names[2], names[3] };
+	struct membuf		out;
+	uint32_t		x = 2024;
+	int			i, d, k;
+
+	for (i = 0; i < 200; i++) {
+		for (d = 0; d < 4; d++) {
+			for (k = 0; k < 23; k++) {
+				x = x * 1103515245u + 12345u;
+				names[d][k] = (char)(1 + (x >> 16) % 255);	/* any byte but NUL */
+			}
+			names[d][23] = '\0';
+		}
+		CHECK_INT(flame_tree_add(t, path, 4, 1 + i % 5, 10), 0);
+	}
+	CHECK_INT(flame_tree_finish(t), 0);
+	membuf_init(&out);
+	CHECK_INT(emit_svg(t, NULL, &out), 0);
+	CHECK(out.data && xml_well_formed(out.data));
+	CHECK_INT(count(out.data ? out.data : "", "<script"), 1);
+	membuf_free(&out);
+	flame_tree_free(t);
+}
+
 static void
 test_empty(void)
 {
@@ -320,6 +350,7 @@ main(void)
 	test_minwidth();
 	test_labels();
 	test_several_roots();
+	test_random_bytes();
 	test_empty();
 	return unit_report("test_svg");
 }

@@ -25,9 +25,9 @@ static const char exe_src[] =
 	"{ volatile int s = 1; for (int i = 0; i < x; i++) s *= 3; return s; }\n"
 	"int main(void) {\n"
 	"  char c;\n"
-	"  printf(\"exe_hot_function %p\\n\", (void *)(uintptr_t)exe_hot_function);\n"
-	"  printf(\"exe_local_function %p\\n\", (void *)(uintptr_t)exe_local_function);\n"
-	"  printf(\"lib_hot_function %p\\n\", lib_hot_address());\n"
+	"  printf(\"%p exe_hot_function\\n\", (void *)(uintptr_t)exe_hot_function);\n"
+	"  printf(\"%p exe_local_function\\n\", (void *)(uintptr_t)exe_local_function);\n"
+	"  printf(\"%p lib_hot_function\\n\", lib_hot_address());\n"
 	"  fflush(stdout);\n"
 	"  return (int)read(0, &c, 1) + exe_hot_function(1) + exe_local_function(1);\n"
 	"}\n";
@@ -221,6 +221,39 @@ test_kernel_modules(void)
 	symbolizer_free(s);
 }
 
+/* A symbol defined with .symver carries "@@V2" in .symtab: the frame does not. */
+static void
+test_symbol_versions(void)
+{
+	struct symbolizer *s = symbolizer_new(8 << 20);
+	char exe[512], got[256], fn[256];
+
+	write_file(spath("ver.c"),
+		   "#include <stdint.h>\n"
+		   "__attribute__((noinline)) int vf_impl(int x) { return x * 9 + 1; }\n"
+		   "__asm__(\".symver vf_impl, versioned_function@@V2\");\n"
+		   "void *vf_address(void) { return (void *)(uintptr_t)vf_impl; }\n");
+	write_file(spath("ver.map"), "V2 { global: versioned_function; vf_address; local: *; };\n");
+	write_file(spath("vermain.c"),
+		   "#include <stdio.h>\n#include <unistd.h>\nvoid *vf_address(void);\n"
+		   "int main(void) { char c; printf(\"%p x\\n\", vf_address()); fflush(stdout);"
+		   " return (int)read(0, &c, 1); }\n");
+	must_run("cc -O1 -shared -fPIC -Wl,--version-script=%s -o %s %s", spath("ver.map"),
+		 spath("libver.so"), spath("ver.c"));
+	must_run("nm %s | grep -q 'versioned_function@@V2'", spath("libver.so"));
+	snprintf(exe, sizeof(exe), "%s", spath("vermain"));
+	must_run("cc -O1 -o %s %s -L%s -lver -Wl,-rpath,%s", exe, spath("vermain.c"),
+		 scratch_dir(), scratch_dir());
+	char *argv[] = { exe, NULL };
+	struct child c = child_start(argv);
+	unsigned long a = child_addr(&c, fn, sizeof(fn));
+	symbolize_user(s, c.pid, a + 1, got, sizeof(got));
+	/* vf_impl is the local alias; the global versioned name outranks it */
+	CHECK_STR(got, "[l] versioned_function");
+	child_stop(&c);
+	symbolizer_free(s);
+}
+
 static void
 test_sanitize(void)
 {
@@ -239,5 +272,6 @@ main(void)
 	test_own_process();
 	test_gone_process();
 	test_programs();
+	test_symbol_versions();
 	return unit_report("test_sym");
 }

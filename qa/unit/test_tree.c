@@ -194,6 +194,65 @@ test_forest(void)
 	flame_tree_free(t);
 }
 
+/* Consecutive stacks share prefixes (the lookups they skip must not change
+ * the result): a stack that is a prefix of the previous one, one equal to
+ * it, one diverging at the root, one returning to an earlier branch. */
+static void
+test_shared_prefixes(void)
+{
+	struct flame_tree *t = tree_from(
+		"a;b;c 1\n"
+		"a;b 2\n"		/* prefix of the previous */
+		"a;b;c 3\n"		/* back to the longer one */
+		"a;b;c 1\n"		/* equal */
+		"x;b;c 1\n"		/* same names, other root */
+		"a;y;c 1\n"		/* diverges below the root */
+		"a;b;d 1\n");		/* an earlier branch, not the previous */
+
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	/* a b c d y c x b c */
+	CHECK_INT(flame_tree_nnodes(t), 9);
+	CHECK_INT(flame_tree_node(t, 0)->total_samples, 9);
+	CHECK_INT(flame_tree_node(t, 1)->self_samples, 2);	/* a;b */
+	CHECK_INT(flame_tree_node(t, 2)->self_samples, 5);	/* a;b;c */
+	CHECK_INT(flame_tree_node(t, 3)->self_samples, 1);	/* a;b;d */
+	CHECK_INT(flame_tree_node(t, 4)->total_samples, 1);	/* a;y */
+	CHECK_INT(flame_tree_node(t, 6)->parent, -1);		/* x */
+	CHECK_INT(flame_tree_node(t, 8)->self_samples, 1);	/* x;b;c */
+	flame_tree_free(t);
+}
+
+/* Memory profiles: the last frame of each stack is an object, type O, a
+ * different function from the same name inside a stack. */
+static void
+test_object_leaves(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	const char		*a[] = { "java", "alloc", "byte[]" };
+	const char		*b[] = { "java", "alloc" };
+	const char		*c[] = { "java", "alloc", "byte[]", "inner" };
+
+	flame_tree_set_object_leaves(t, 1);
+	CHECK_INT(flame_tree_add(t, a, 3, 1, 1), 0);
+	CHECK_INT(flame_tree_add(t, b, 2, 1, 1), 0);	/* alloc as a leaf */
+	CHECK_INT(flame_tree_add(t, c, 4, 1, 1), 0);	/* byte[] inside */
+	CHECK_INT(flame_tree_finish(t), 0);
+	/* java; alloc(A) -> byte[](A) -> inner(O), byte[](O); alloc(O) */
+	CHECK_INT(flame_tree_nnodes(t), 6);
+	CHECK_INT(flame_tree_nfunctions(t), 6);
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 0)->function)->type, 'P');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 1)->function)->type, 'A');
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 2)->function)->name, "byte[]");
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 2)->function)->type, 'A');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 3)->function)->type, 'O');
+	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 4)->function)->name, "byte[]");
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 4)->function)->type, 'O');
+	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 5)->function)->type, 'O');
+	flame_tree_free(t);
+}
+
 static void
 test_bad_calls(void)
 {
@@ -262,6 +321,8 @@ main(void)
 	test_host_view();
 	test_order_independent();
 	test_forest();
+	test_shared_prefixes();
+	test_object_leaves();
 	test_bad_calls();
 	test_many_stacks();
 	return unit_report("test_tree");
