@@ -39,7 +39,9 @@ int sink_s3_flush_spool(char *err, size_t errlen);
 
 int sink_put(struct sink *s, const char *relpath, const char *content_type,
 	     const void *data, size_t len, char *err, size_t errlen);
-/* Read back an object; -1 when absent or the sink cannot read. */
+/* Read back an object; -1 when absent or the sink cannot read.  The S3 sink
+ * returns -2 when the object cannot be known now (S3 unreachable, nothing
+ * spooled or seen): not absent, so do not overwrite it from nothing. */
 int sink_get(struct sink *s, const char *relpath, char **data, size_t *len);
 void sink_close(struct sink *s);
 

@@ -24,6 +24,7 @@
 
 #define HOLD_FIRST_SECS	2
 #define HOLD_MAX_SECS	60
+#define REFLUSH_SECS	600	/* refused objects are tried again this often in a long run */
 #define READBACK_KEYS	16		/* index.json and the like: a few keys */
 #define READBACK_MAX	(16 << 20)	/* bytes kept per key */
 
@@ -45,6 +46,7 @@ struct s3_sink {
 	struct s3_spool		spool;
 	double			offline_until;	/* monotonic seconds */
 	int			need_flush;	/* we spooled because S3 was unreachable */
+	double			last_flush;	/* monotonic seconds */
 	unsigned		hold;		/* seconds of the next offline period */
 	struct readback		readback[READBACK_KEYS];
 };
@@ -115,10 +117,10 @@ readback_note(struct s3_sink *s, const char *key, const void *body, size_t len)
 }
 
 /*
- * Flush at open and after an outage; note a new outage.  Quiet when the
- * spool is empty.  Objects refused for good (403, no bucket) are retried
- * by the next run only: a person must act first, and once per put would
- * only repeat the same message.
+ * Flush at open, after an outage, and every REFLUSH_SECS; note a new
+ * outage.  Quiet when the spool is empty.  Objects refused for good (403,
+ * no bucket) are not retried at every put: a person must act first, and
+ * each try would only repeat the same message.
  */
 static void
 flush_pending(struct s3_sink *s)
@@ -128,6 +130,7 @@ flush_pending(struct s3_sink *s)
 	struct s3_flush_result	r;
 
 	s->need_flush = 0;
+	s->last_flush = now_mono();
 	s3_spool_usage(&s->spool, &bytes, &files);
 	if (files == 0)
 		return;
@@ -174,7 +177,7 @@ s3_put(struct sink *base, const char *relpath, const char *content_type,
 	if ((key = s3_key_join(&s->target, relpath, err, errlen)) == NULL)
 		return -1;
 	readback_note(s, key, data, len);
-	if (s->need_flush && !is_offline(s))
+	if ((s->need_flush || now_mono() - s->last_flush > REFLUSH_SECS) && !is_offline(s))
 		flush_pending(s);
 	if (is_offline(s)) {
 		s->need_flush = 1;
