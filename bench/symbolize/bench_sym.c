@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -179,17 +180,36 @@ run_peer(const char *tool, const struct target *t, size_t n, long *kb, char **na
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "0x%llx\n", (unsigned long long)t->vaddr[i]);
 	fclose(f);
+	/* posix_spawn, not fork: a forked child's max RSS starts at ours */
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { (char *)tool, "-f", "-C", "-e", (char *)t->path, NULL };
+	extern char **environ;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fo, 1);
 	t0 = now();
-	if ((pid = fork()) == 0) {
-		int i2 = open(in, O_RDONLY);
-		dup2(i2, 0);
-		dup2(fo, 1);
-		execlp(tool, tool, "-f", "-C", "-e", t->path, (char *)NULL);
-		_exit(127);
+	if (posix_spawnp(&pid, tool, &fa, NULL, argv, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -1;
 	}
-	wait4(pid, &status, 0, &ru);
+	/* its peak RSS: VmHWM of its own mm, polled while it runs (the rusage
+	 * of a spawned child counts the parent's memory it was cloned from) */
+	*kb = 0;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		char sp[64], line[256];
+		long v;
+		snprintf(sp, sizeof(sp), "/proc/%d/status", (int)pid);
+		FILE *st = fopen(sp, "r");
+		while (st && fgets(line, sizeof(line), st))
+			if (sscanf(line, "VmHWM: %ld", &v) == 1 && v > *kb)
+				*kb = v;
+		if (st)
+			fclose(st);
+		usleep(500);
+	}
+	posix_spawn_file_actions_destroy(&fa);
 	double secs = now() - t0;
-	*kb = ru.ru_maxrss;
+	(void)ru;
 	if (names) {
 		FILE *r = fopen(out, "r");
 		char line[8192];

@@ -187,6 +187,34 @@ test_kernel(void)
 	symbolizer_free(s);
 }
 
+/* Symbols of the live kallsyms that carry a "\t[module]" suffix (modules,
+ * BPF programs, ftrace trampolines): named without the suffix. */
+static void
+test_kernel_live_modules(void)
+{
+	struct symbolizer *s = symbolizer_new(16 << 20);
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], mod[128], type, got[512], want[300];
+	unsigned long long a;
+	int seen = 0, right = 0;
+
+	while (f && fgets(line, sizeof(line), f) && seen < 20)
+		if (sscanf(line, "%llx %c %255s [%127[^]]]", &a, &type, name, mod) == 4 &&
+		    (type == 't' || type == 'T')) {
+			snprintf(want, sizeof(want), "[k] %s", name);
+			symbolize_kernel(s, a, got, sizeof(got));
+			seen++;
+			right += strcmp(got, want) == 0;
+		}
+	if (f)
+		fclose(f);
+	/* this kernel has no loadable modules, but BPF programs (ours among
+	 * them while the PMDA runs) and ftrace trampolines carry suffixes */
+	printf("kallsyms symbols with a [module] suffix: %d, named right: %d\n", seen, right);
+	CHECK_INT(right, seen);
+	symbolizer_free(s);
+}
+
 /* A kallsyms file with module symbols, aliases, data symbols and junk. */
 static void
 test_kernel_modules(void)
@@ -269,6 +297,7 @@ main(void)
 	test_sanitize();
 	test_kernel();
 	test_kernel_modules();
+	test_kernel_live_modules();
 	test_own_process();
 	test_gone_process();
 	test_programs();

@@ -202,7 +202,12 @@ test_node(void)
 	CHECK(have_program("node"));
 	if (!have_program("node"))
 		return;
-	char *argv[] = { "node", "--perf-basic-prof", "-e", (char *)node_script, NULL };
+	/* in the scratch directory: --perf-basic-prof leaves isolate-*.log in
+	 * the working directory; sh execs node, so the pid stays node's */
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd %s && exec node --perf-basic-prof -e '%s'",
+		 scratch_dir(), node_script);
+	char *argv[] = { "sh", "-c", cmd, NULL };
 	struct child c = child_start(argv);
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)c.pid);
 	check_node(c.pid, map);
@@ -223,7 +228,8 @@ test_node_namespaced(void)
 	if (!have_program("unshare") || !have_program("node"))
 		return;
 	snprintf(script, sizeof(script),
-		 "mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof -e '%s'", node_script);
+		 "mount -t tmpfs tmpfs /tmp && cd /tmp && exec node --perf-basic-prof -e '%s'",
+		 node_script);
 	/* --kill-child: node (pid 1 there) must die with unshare */
 	char *argv[] = { "unshare", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child",
 			 "sh", "-c", script, NULL };
