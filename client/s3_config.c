@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "s3_config.h"
+#include "util.h"
 
 #define INI_MAX_BYTES	(1024 * 1024)	/* bigger is not a credentials file */
 
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Trim blanks and a CR at both ends of [*s, *e). */
 static void

@@ -9,26 +9,17 @@
  */
 #include <curl/curl.h>
 #include <openssl/evp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "s3_http.h"
 #include "s3_key.h"
+#include "util.h"
 
 #define ERROR_BODY_MAX	(64 * 1024)		/* an S3 error document is small */
 #define GET_BODY_MAX	(256 * 1024 * 1024)	/* no output of ours is bigger */
 
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 void
 s3_sha256_hex(const void *data, size_t len, char hex[65])

@@ -4,7 +4,6 @@
  * that no name can climb out of the prefix or make an ambiguous URL.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +11,8 @@
 #include "membuf.h"
 #include "s3_config.h"
 #include "s3_key.h"
+#include "util.h"
 
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* S3 bucket naming rules (the strict, current ones). */
 static bool

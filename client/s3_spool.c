@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "s3_http.h"
 #include "s3_key.h"
 #include "s3_spool.h"
+#include "util.h"
 
 #define SPOOL_MAGIC		"pmflame-spool 1\n"
 #define HEADER_MAX		8192		/* endpoint, bucket 63, key 1024, type 255, numbers */
@@ -26,15 +26,6 @@
 #define DEFAULT_MAX_BYTES	(256ULL << 20)
 #define DEFAULT_MAX_FILES	10000UL
 
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 char *
 s3_spool_default_dir(void)
@@ -303,24 +294,6 @@ s3_spool_usage(struct s3_spool *sp, unsigned long long *bytes, unsigned long *fi
 	closedir(d);
 }
 
-/* Write all of buf to fd, through short writes and signals. */
-static int
-write_all(int fd, const void *buf, size_t len)
-{
-	const char	*p = buf;
-	ssize_t		n;
-
-	while (len > 0) {
-		if ((n = write(fd, p, len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
 
 /* Write header+body to DIR/.tmp-NAME, fsync, rename to DIR/NAME, fsync DIR. */
 static int

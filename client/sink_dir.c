@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sink.h"
+#include "util.h"
 
 struct dir_sink {
 	struct sink	base;
@@ -81,23 +82,6 @@ walk_dirs(int base, const char *relpath, int create, const char **leaf)
 	return fd;
 }
 
-static int
-write_all(int fd, const void *data, size_t len)
-{
-	const char	*p = data;
-	ssize_t		n;
-
-	while (len > 0) {
-		if ((n = write(fd, p, len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static int
 dir_put(struct sink *s, const char *relpath, const char *content_type,

@@ -10,7 +10,6 @@
  * (doubling, up to a minute): objects go straight to the spool instead of
  * each waiting through its own retries.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "s3_key.h"
 #include "s3_spool.h"
 #include "sink.h"
+#include "util.h"
 
 #define HOLD_FIRST_SECS	2
 #define HOLD_MAX_SECS	60
@@ -51,15 +51,6 @@ struct s3_sink {
 	struct readback		readback[READBACK_KEYS];
 };
 
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static double
 now_mono(void)
