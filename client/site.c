@@ -75,22 +75,15 @@ json_num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/*
- * Rows of an existing index.json; a missing or damaged one is empty.
- * *unknown is set when the sink cannot say whether one exists (S3 out of
- * reach): writing an index then would replace the real one later.
- */
+/* Rows of an existing index.json; a missing or damaged one is empty. */
 static size_t
-read_manifest(struct sink *s, struct row **rows, size_t extra, int *unknown)
+read_manifest(struct sink *s, struct row **rows, size_t extra)
 {
 	char		*data = NULL;
 	size_t		len, n = 0, cap = extra;
 	cJSON		*root = NULL, *list, *item;
-	int		sts;
 
-	sts = sink_get(s, MANIFEST, &data, &len);
-	*unknown = (sts == -2);
-	if (sts == 0 && (root = cJSON_Parse(data)) != NULL &&
+	if (sink_get(s, MANIFEST, &data, &len) == 0 && (root = cJSON_Parse(data)) != NULL &&
 	    cJSON_IsArray(list = cJSON_GetObjectItemCaseSensitive(root, "profiles")))
 		cap += (size_t)cJSON_GetArraySize(list);
 	free(data);
@@ -121,58 +114,6 @@ read_manifest(struct sink *s, struct row **rows, size_t extra, int *unknown)
 			row_free(&(*rows)[n]);
 	}
 	cJSON_Delete(root);
-	return n;
-}
-
-/*
- * Entries that could not be indexed yet because the index could not be
- * read: kept for this process's next update, so a period written during an
- * S3 outage still reaches the index once S3 answers.
- */
-static struct row	*pending;
-static size_t		npending;
-
-static size_t merge(struct row *rows, size_t n, const struct site_entry *e, size_t ne);
-
-static int
-hold_entries(const struct site_entry *e, size_t ne, char *err, size_t errlen)
-{
-	struct row	*p;
-
-	if (npending + ne > SITE_MAX_ENTRIES)
-		ne = npending < SITE_MAX_ENTRIES ? SITE_MAX_ENTRIES - npending : 0;
-	if ((p = realloc(pending, (npending + ne + 1) * sizeof(*p))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	pending = p;
-	npending = merge(pending, npending, e, ne);
-	fprintf(stderr, "pmflame: index.json cannot be read now: %zu profile(s) "
-		"will be indexed at the next update of this run\n", npending);
-	return 0;
-}
-
-static size_t
-merge_pending(struct row *rows, size_t n)
-{
-	size_t	i, j;
-
-	for (i = 0; i < npending; i++) {
-		struct site_entry	e = {
-			.host = pending[i].host, .name = pending[i].name,
-			.stem = pending[i].stem, .pid = pending[i].pid,
-			.start = pending[i].start, .end = pending[i].end,
-			.samples = pending[i].samples, .nexts = pending[i].nexts,
-		};
-
-		for (j = 0; j < e.nexts; j++)
-			e.exts[j] = pending[i].exts[j];
-		n = merge(rows, n, &e, 1);
-		row_free(&pending[i]);
-	}
-	free(pending);
-	pending = NULL;
-	npending = 0;
 	return n;
 }
 
@@ -314,18 +255,13 @@ site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, si
 	struct membuf	html;
 	char		*json;
 	size_t		n, i;
-	int		sts = -1, unknown;
+	int		sts = -1;
 
-	n = read_manifest(s, &rows, npending + ne, &unknown);
+	n = read_manifest(s, &rows, ne);
 	if (rows == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (unknown) {
-		free(rows);
-		return hold_entries(e, ne, err, errlen);
-	}
-	n = merge_pending(rows, n);
 	n = merge(rows, n, e, ne);
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	while (n > SITE_MAX_ENTRIES)
