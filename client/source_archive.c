@@ -22,6 +22,7 @@
 #include <string.h>
 #include "records.h"
 #include "source.h"
+#include "util.h"
 
 struct archive {
 	const char		*path;
@@ -31,12 +32,6 @@ struct archive {
 	struct timeval		start, end;	/* the requested window, clipped */
 	struct record_ids	ids;
 };
-
-static double
-tv_secs(const struct timeval *tv)
-{
-	return tv->tv_sec + tv->tv_usec / 1e6;
-}
 
 /* PCP's time window messages span lines (text, caret, hint): join them. */
 static void

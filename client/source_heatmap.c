@@ -22,6 +22,7 @@
 #include "records.h"
 #include "site.h"
 #include "source_heatmap.h"
+#include "util.h"
 
 #define INTERVAL_METRIC	"stackprof.control.interval"
 #define MAX_SLICES	1000		/* SP_HEATMAP_MAX_SLOTS */
@@ -263,12 +264,6 @@ lookup(struct hm_source *s, char *err, size_t errlen)
 	return 0;
 }
 
-static double
-tv_secs(const struct timeval *tv)
-{
-	return tv->tv_sec + tv->tv_usec / 1e6;
-}
-
 static int
 archive_open(struct hm_source *s, char *err, size_t errlen)
 {
@@ -344,15 +339,6 @@ archive_read(struct hm_source *s, char *err, size_t errlen)
 
 /* ---- live ---- */
 
-static double
-now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One fetch from a live host; a failed fetch is reported, not fatal. */
 static int
 live_fetch(struct hm_source *s)
@@ -396,26 +382,19 @@ live_run(struct hm_source *v, int n, const struct heatmap_run_options *o,
 	 char *err, size_t errlen)
 {
 	double		step = o->interval > 0 ? o->interval : 1.0;
-	double		t = now(), next = t + step;
+	double		t = wallclock_now(), next = t + step;
 	double		stop_at = o->duration > 0 ? t + o->duration : INFINITY;
-	struct timespec	ts;
 	int		i, sts = 0;
 
 	for (i = 0; i < n && sts == 0; i++)	/* baseline; starts the record queues */
 		sts = live_fetch(&v[i]);
-	while (sts == 0 && !source_stop && (t = now()) < stop_at) {
-		double	d = fmin(next, stop_at) - t;
-
-		if (d > 0) {
-			ts.tv_sec = (time_t)d;
-			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-			nanosleep(&ts, NULL);		/* EINTR: look at source_stop */
-		}
+	while (sts == 0 && !source_stop && wallclock_now() < stop_at) {
+		sleep_until(fmin(next, stop_at));	/* EINTR: look at source_stop */
 		if (source_stop)
 			break;
 		for (i = 0; i < n && sts == 0; i++)
 			sts = live_fetch(&v[i]);
-		while (next <= now())
+		while (next <= wallclock_now())
 			next += step;
 	}
 	for (i = 0; i < n && sts == 0; i++)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include "records.h"
 #include "source.h"
+#include "util.h"
 
 volatile int	source_stop;
 
@@ -26,29 +27,6 @@ struct live_host {
 	int			same_as;	/* index of an earlier -h for the same pmcd, or -1 */
 	struct record_ids	ids;
 };
-
-static double
-now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Sleep until t unless a signal arrives first. */
-static void
-sleep_until(double t)
-{
-	double		d = t - now();
-	struct timespec	ts;
-
-	if (d <= 0)
-		return;
-	ts.tv_sec = (time_t)d;
-	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-	nanosleep(&ts, NULL);	/* EINTR: the caller looks at source_stop */
-}
 
 static int
 host_open(struct live_host *h, char *err, size_t errlen)
@@ -161,7 +139,7 @@ source_live_run(const struct live_options *o, stack_sample_fn fn,
 	/* the first fetch makes pmcd start a queue for us; it holds nothing older */
 	if (sts == 0)
 		sts = fetch_all(hosts, o->nhosts, fn, arg);
-	w.start = t = now();
+	w.start = t = wallclock_now();
 	next_fetch = t + o->interval;
 	stop_at = o->duration > 0 ? t + o->duration : INFINITY;
 	next_cut = o->period > 0 ? t + o->period : INFINITY;
@@ -171,7 +149,7 @@ source_live_run(const struct live_options *o, stack_sample_fn fn,
 			break;
 		if ((sts = fetch_all(hosts, o->nhosts, fn, arg)) < 0)
 			break;
-		t = now();
+		t = wallclock_now();
 		if (t >= stop_at)
 			break;
 		if (t >= next_cut) {
@@ -188,7 +166,7 @@ source_live_run(const struct live_options *o, stack_sample_fn fn,
 	if (sts == 0) {
 		/* what was drained since the last fetch belongs to the last window */
 		if ((sts = fetch_all(hosts, o->nhosts, fn, arg)) == 0) {
-			w.end = now();
+			w.end = wallclock_now();
 			sts = wfn(arg, &w);
 		}
 	} else if (sts != -1 && err[0] == '\0')

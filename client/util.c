@@ -1,9 +1,11 @@
 /*
- * util.c - error messages into caller buffers, complete writes.
+ * util.c - error messages into caller buffers, complete writes, wall-clock
+ * time.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include "util.h"
 
@@ -33,4 +35,32 @@ write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+double
+wallclock_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double
+tv_secs(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+void
+sleep_until(double t)
+{
+	double		d = t - wallclock_now();
+	struct timespec	ts;
+
+	if (d <= 0)
+		return;
+	ts.tv_sec = (time_t)d;
+	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
 }

@@ -1,11 +1,12 @@
 /*
- * util.h - two small helpers several client files need: an error message
- * into the caller's buffer, and a write that completes.
+ * util.h - small helpers several client files need: an error message into
+ * the caller's buffer, a write that completes, and wall-clock time.
  */
 #ifndef UTIL_H
 #define UTIL_H
 
 #include <stddef.h>
+#include <sys/time.h>
 
 /* snprintf into err; every client call that can fail reports this way. */
 void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -13,5 +14,12 @@ void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* Write all of len bytes, through short writes and EINTR; 0 or -1 (errno). */
 int write_all(int fd, const void *data, size_t len);
+
+/* Wall-clock time in seconds, as PCP timestamps count it. */
+double wallclock_now(void);
+double tv_secs(const struct timeval *tv);
+/* Sleep until wall-clock time t; returns early on a signal, so callers
+ * look at their stop flag afterwards. */
+void sleep_until(double t);
 
 #endif /* UTIL_H */
