@@ -12,10 +12,10 @@
  *                process filter) early.
  *
  * Generations: user space drains generation g while this program writes
- * generation g^1.  To know when no program still writes g, every sample
- * brackets its work with this CPU's inflight[g]++ / inflight[g]-- (fully
- * ordered atomics) and re-reads `generation` after the increment; see "BPF
- * sampler" in docs/design.md for why that is enough.
+ * generation g^1.  The program reads `generation` once and adds nothing to
+ * know when it is done with g: user space flips `generation`, then waits
+ * for every BPF program running at that moment to finish by updating the
+ * `fence` map-in-map (see "BPF sampler" in docs/design.md).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -27,7 +27,6 @@
 #define EEXIST		17
 #define PF_KTHREAD	0x00200000
 #define NSEC_PER_SEC	1000000000ULL
-#define ENTER_TRIES	3
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,18 +38,6 @@ __u32 generation;		/* generation the programs write (0 or 1) */
 __u32 filter_enabled;		/* 1: only tgids in tgid_filter are sampled */
 __u32 heatmap_slots;		/* slices of a second; 0 stops the heat map */
 __u64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, without TAI */
-
-/*
- * Programs inside each generation now, per CPU: a program starts and ends
- * on one CPU, so its counter is a line no other CPU writes.  (In .bss, every
- * sample would write the line all CPUs read `generation` from.)
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SP_GENERATIONS);
-	__type(key, __u32);
-	__type(value, __u64);
-} inflight SEC(".maps");
 
 #define COUNT_MAP(name) struct { \
 	__uint(type, BPF_MAP_TYPE_HASH); \
@@ -79,6 +66,28 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } tgid_filter SEC(".maps");
+
+/*
+ * Read by no program.  Updating a map-in-map from user space returns only
+ * after every non-sleepable BPF program then running has finished (the
+ * kernel's promise that programs no longer use an old inner map), so user
+ * space updates it to wait for samples still writing an old generation.
+ */
+struct fence_target {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} fence_target SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct fence_target);
+} fence SEC(".maps") = {
+	.values = { [0] = &fence_target },
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -109,38 +118,6 @@ stat_inc(enum sp_stat which)
 
 	if (s)
 		s->stat[which]++;
-}
-
-/* A fetch-add whose result is used compiles to BPF_ATOMIC|BPF_FETCH,
- * which the kernel defines as fully ordered on every architecture. */
-static __always_inline void
-ordered_add(__u64 *p, __s64 v)
-{
-	__u64 old = __sync_fetch_and_add(p, v);
-
-	asm volatile("" :: "r"(old));
-}
-
-/* Announce this program inside the current generation, whose counter is
- * left in *counter; -1 if it kept flipping under us (only a vCPU stalled
- * across drains can see that). */
-static __always_inline int
-enter_generation(__u64 **counter)
-{
-	for (int i = 0; i < ENTER_TRIES; i++) {
-		__u32 g = READ_ONCE(generation) & 1;
-		__u64 *c = bpf_map_lookup_elem(&inflight, &g);
-
-		if (!c)
-			return -1;
-		ordered_add(c, 1);
-		if ((READ_ONCE(generation) & 1) == g) {
-			*counter = c;
-			return g;
-		}
-		ordered_add(c, -1);
-	}
-	return -1;
 }
 
 static __always_inline bool
@@ -282,28 +259,18 @@ SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 *counter = NULL;
-	int gen;
 
 	if ((__u32)pid_tgid == 0) {
 		stat_inc(SP_STAT_IDLE);
 		return 0;
 	}
-	/* The filter is read inside the generation so that a filter change
-	 * is complete once user space has waited for inflight to drop. */
-	gen = enter_generation(&counter);
-	if (gen < 0 || !counter) {
-		stat_inc(SP_STAT_GEN_BUSY);
-		return 0;
-	}
 	if (!selected(pid_tgid >> 32)) {
 		stat_inc(SP_STAT_FILTERED);
-	} else {
-		stat_inc(SP_STAT_SAMPLES);
-		count_stack(ctx, pid_tgid, gen);
-		count_heatmap();
+		return 0;
 	}
-	ordered_add(counter, -1);
+	stat_inc(SP_STAT_SAMPLES);
+	count_stack(ctx, pid_tgid, READ_ONCE(generation) & 1);
+	count_heatmap();
 	return 0;
 }
 

@@ -50,7 +50,6 @@ enum sp_stat {
 	SP_STAT_USTACK_MISSING,		/* user stack id other error (not kernel thread) */
 	SP_STAT_EXECS,			/* sched_process_exec events seen */
 	SP_STAT_EXEC_LOST,		/* exec events lost: ring buffer full */
-	SP_STAT_GEN_BUSY,		/* samples lost: generation flipped under them repeatedly */
 	SP_STAT_NR
 };
 

@@ -82,7 +82,7 @@ int sampler_reconfigure(struct sampler *s, const struct sampler_config *config,
  * Switch the BPF program to the other generation, then hand every stack of
  * the retired generation to fn and empty it.  No sample is lost in between:
  * the counts handed out sum to the rise of SP_STAT_SAMPLES minus what
- * SP_STAT_MAP_FULL and SP_STAT_GEN_BUSY counted.
+ * SP_STAT_MAP_FULL counted.
  */
 int sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg);
 

@@ -21,9 +21,11 @@ sampler_set_heatmap_slots(struct sampler *s, unsigned slots)
 	if (slots == 0 || slots > SP_HEATMAP_MAX_SLOTS)
 		return -EINVAL;
 	__atomic_store_n(&s->skel->bss->heatmap_slots, 0, __ATOMIC_SEQ_CST);
-	sampler_wait_quiescent(s);
-	memset(s->percpu, 0, s->ncpus * sizeof(struct sp_heatmap));
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.heatmap), &zero, s->percpu, BPF_ANY);
+	err = sampler_wait_quiescent(s);
+	if (!err) {
+		memset(s->percpu, 0, s->ncpus * sizeof(struct sp_heatmap));
+		err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.heatmap), &zero, s->percpu, BPF_ANY);
+	}
 	__atomic_store_n(&s->skel->bss->heatmap_slots,
 			 err < 0 ? s->cfg.heatmap_slots : slots, __ATOMIC_SEQ_CST);
 	if (err < 0)

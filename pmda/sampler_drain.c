@@ -2,12 +2,11 @@
  * sampler_drain.c - retire a generation and hand its stacks to the PMDA.
  *
  * The BPF program writes generation g; sampler_drain() switches it to g^1,
- * waits until no program is still inside g (inflight[g] == 0 on every CPU),
+ * waits until no program still running can have read g (a grace period),
  * then empties g's count map (batch lookup-and-delete where the kernel has
  * it), reads each stack it references once, and empties g's stack maps.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,7 +16,6 @@
 #include "stackprof.skel.h"
 
 #define ENOTSUPP	524	/* kernel-internal errno some map ops return */
-#define WAIT_LIMIT_NS	1000000000LL
 
 static int64_t
 now_ns(clockid_t clock)
@@ -28,47 +26,20 @@ now_ns(clockid_t clock)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* No program inside generation g on any CPU (per-CPU counters). */
-static bool
-generation_idle(struct sampler *s, __u32 g)
-{
-	const __u64 *count = s->percpu;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.inflight), &g, s->percpu) < 0)
-		return true;	/* cannot happen for an array index < max_entries */
-	for (int cpu = 0; cpu < s->ncpus; cpu++)
-		if (count[cpu] != 0)
-			return false;
-	return true;
-}
-
-/* A program runs for microseconds, so this returns at once in practice;
- * the limit only guards against a broken kernel.  The caller's store must
- * precede the counters' loads: a full fence, then the syscall's loads. */
-static void
-wait_until_idle(struct sampler *s, __u32 g)
-{
-	int64_t start = now_ns(CLOCK_MONOTONIC);
-	const struct timespec pause = { 0, 20000 };
-
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (int spins = 0; !generation_idle(s, g); spins++) {
-		if (spins < 100)
-			sched_yield();
-		else if (now_ns(CLOCK_MONOTONIC) - start > WAIT_LIMIT_NS)
-			return;
-		else
-			nanosleep(&pause, NULL);
-	}
-}
-
-/* After this, every program that starts sees whatever the caller stored
- * into .bss or the maps before calling (see enter_generation()). */
-void
+/*
+ * Return once every BPF program running when this was called has finished,
+ * so that every sample after it sees what the caller stored into .bss or
+ * the maps before calling.  The kernel gives that wait, a grace period of
+ * a few milliseconds, to each update of a map-in-map (see the fence map in
+ * stackprof.bpf.c).
+ */
+int
 sampler_wait_quiescent(struct sampler *s)
 {
-	for (int g = 0; g < SP_GENERATIONS; g++)
-		wait_until_idle(s, g);
+	__u32 zero = 0;
+	int target = bpf_map__fd(s->skel->maps.fence_target);
+
+	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.fence), &zero, &target, BPF_ANY);
 }
 
 /* Without bpf_ktime_get_tai_ns the heat map adds this offset to the
@@ -322,7 +293,11 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 	int err;
 
 	__atomic_store_n(&bss->generation, old ^ 1, __ATOMIC_SEQ_CST);
-	wait_until_idle(s, old);
+	if ((err = sampler_wait_quiescent(s)) < 0) {
+		/* old may still be written: keep it for the next drain */
+		__atomic_store_n(&bss->generation, old, __ATOMIC_SEQ_CST);
+		return err;
+	}
 	sampler_refresh_clock(s);
 	err = sampler_drain_generation(s, old, fn, arg);
 	if (err < 0)

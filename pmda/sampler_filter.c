@@ -57,8 +57,8 @@ sampler_set_filter(struct sampler *s, bool all, const pid_t *tgids, size_t npids
 			return -EINVAL;
 	if (all) {
 		__atomic_store_n(&s->skel->bss->filter_enabled, 0, __ATOMIC_SEQ_CST);
-		sampler_wait_quiescent(s);
-		return remove_stale(fd, NULL, 0);
+		err = sampler_wait_quiescent(s);
+		return err < 0 ? err : remove_stale(fd, NULL, 0);
 	}
 	if (!(sorted = malloc((npids + 1) * sizeof(*sorted))))
 		return -ENOMEM;
@@ -72,6 +72,5 @@ sampler_set_filter(struct sampler *s, bool all, const pid_t *tgids, size_t npids
 	if (err < 0)
 		return err;
 	__atomic_store_n(&s->skel->bss->filter_enabled, 1, __ATOMIC_SEQ_CST);
-	sampler_wait_quiescent(s);
-	return 0;
+	return sampler_wait_quiescent(s);
 }

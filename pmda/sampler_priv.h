@@ -66,7 +66,7 @@ int sampler_cpus_refresh(struct sampler *s);
 /* sampler_drain.c */
 int sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow);
 void sampler_cache_free(struct stack_cache *c);
-void sampler_wait_quiescent(struct sampler *s);
+int sampler_wait_quiescent(struct sampler *s);
 void sampler_refresh_clock(struct sampler *s);
 int sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg);
 

@@ -68,14 +68,14 @@ load_beside(struct sampler *s, const struct sampler_config *c, int *err)
 /*
  * Detaching closes the perf events, which cancels their timers and waits
  * for a running handler, so no program of the old object runs afterwards;
- * the quiescence wait is there for any still counting down its generation.
+ * the fence wait costs milliseconds and does not depend on that.
  */
 static int
 hand_over(struct sampler *s, struct sampler *old, sampler_stack_fn fn, void *arg)
 {
 	int err = 0;
 
-	sampler_wait_quiescent(old);
+	(void)sampler_wait_quiescent(old);
 	for (int g = 0; g < SP_GENERATIONS; g++) {
 		int e = sampler_drain_generation(old, g, fn, arg);
 
