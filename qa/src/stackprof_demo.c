@@ -7,8 +7,9 @@
  *   main;demo_heavy;{demo_exe_spin,[l] demo_lib_spin}   3 units
  *   main;demo_light;{demo_exe_spin,[l] demo_lib_spin}   1 unit
  * so any unbiased profiler sees demo_heavy take 75% of the process's
- * samples and demo_light 25%.  The work is cut into slices well under one
- * sample period so sampling cannot alias with the pattern.
+ * samples and demo_light 25%.  The two run in a pseudo-random order, each
+ * half the time: a fixed heavy, light, heavy, light... pattern is periodic,
+ * and a periodic sampler can lock onto its phase and skew the split.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,14 +57,17 @@ main(int argc, char **argv)
 	double		seconds = argc > 1 ? atof(argv[1]) : 10.0;
 	double		end = now() + seconds;
 	unsigned long	sink = 0;
+	unsigned long	state = 0x9E3779B97F4A7C15UL;	/* xorshift64, any non-zero seed */
 
 	if (seconds <= 0) {
 		fprintf(stderr, "usage: stackprof_demo [SECONDS]\n");
 		return 2;
 	}
 	while (now() < end) {
-		sink += demo_heavy();
-		sink += demo_light();
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		sink += (state & 1) ? demo_heavy() : demo_light();
 	}
 	return sink == 42;	/* use the result so nothing is optimized away */
 }
