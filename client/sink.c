@@ -34,6 +34,20 @@ sink_get(struct sink *s, const char *relpath, char **data, size_t *len)
 }
 
 void
+sink_lock(struct sink *s)
+{
+	if (s->ops->lock != NULL)
+		s->ops->lock(s);
+}
+
+void
+sink_unlock(struct sink *s)
+{
+	if (s->ops->unlock != NULL)
+		s->ops->unlock(s);
+}
+
+void
 sink_close(struct sink *s)
 {
 	if (s != NULL)

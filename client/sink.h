@@ -18,6 +18,10 @@ struct sink_ops {
 	/* Read back an object we wrote (for index merging); -1 when absent. */
 	int	(*get)(struct sink *s, const char *relpath, char **data, size_t *len);
 	void	(*close)(struct sink *s);
+	/* Optional: hold off other processes' read-merge-write of the index
+	 * between lock and unlock. */
+	void	(*lock)(struct sink *s);
+	void	(*unlock)(struct sink *s);
 };
 
 struct sink {
@@ -44,6 +48,10 @@ int sink_put(struct sink *s, const char *relpath, const char *content_type,
  * spooled or seen): not absent, so do not overwrite it from nothing. */
 int sink_get(struct sink *s, const char *relpath, char **data, size_t *len);
 void sink_close(struct sink *s);
+/* Around a read-modify-write of one object; a no-op where the sink has no
+ * lock (S3: the last writer wins). */
+void sink_lock(struct sink *s);
+void sink_unlock(struct sink *s);
 
 /*
  * Turn any process or host name into one safe path component: no '/', no

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sink.h"
@@ -166,7 +167,30 @@ dir_close(struct sink *s)
 	free(d);
 }
 
-static const struct sink_ops dir_ops = { dir_put, dir_get, dir_close };
+/*
+ * flock on our own descriptor of the directory: other pmflame processes
+ * writing here wait, and a crashed one releases it by exiting.  Where the
+ * file system refuses (flock on a directory over NFS) we go on unlocked,
+ * as before: a lost index row is better than no profile.
+ */
+static void
+dir_lock(struct sink *s)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+
+	while (flock(d->dirfd, LOCK_EX) < 0 && errno == EINTR)
+		;
+}
+
+static void
+dir_unlock(struct sink *s)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+
+	(void)flock(d->dirfd, LOCK_UN);
+}
+
+static const struct sink_ops dir_ops = { dir_put, dir_get, dir_close, dir_lock, dir_unlock };
 
 /* mkdir -p: DIR may be new, its parents too. */
 static int

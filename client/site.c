@@ -257,8 +257,10 @@ site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, si
 	size_t		n, i;
 	int		sts = -1;
 
+	sink_lock(s);	/* two runs writing one DIR must not drop each other's rows */
 	n = read_manifest(s, &rows, ne);
 	if (rows == NULL) {
+		sink_unlock(s);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -275,6 +277,7 @@ site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, si
 		 sink_put(s, "index.html", "text/html; charset=utf-8", html.data, html.len,
 			  err, errlen) == 0)
 		sts = 0;
+	sink_unlock(s);
 	free(json);
 	membuf_free(&html);
 	for (i = 0; i < n; i++)

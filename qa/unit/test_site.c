@@ -5,6 +5,8 @@
  * rebuilt rather than fatal.
  */
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include "unit.h"
 #include "site.h"
 
@@ -72,9 +74,71 @@ test_site(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* Processes updating one directory's index at once lose no rows. */
+#define WRITERS		4
+#define UPDATES		40
+
+static void
+write_rows(const char *dir, int writer)
+{
+	char			err[256], name[16], stem[64];
+	struct sink		*s = sink_open(dir, err, sizeof(err));
+	struct site_entry	e = { .host = "h", .name = name, .samples = 1,
+				      .stem = stem, .exts = { "svg" }, .nexts = 1 };
+
+	if (s == NULL)
+		_exit(1);
+	snprintf(name, sizeof(name), "w%d", writer);
+	for (int i = 0; i < UPDATES; i++) {
+		e.start = 1000 + i;
+		e.end = 1001 + i;
+		snprintf(stem, sizeof(stem), "h/w%d/%d", writer, i);
+		if (site_update(s, &e, 1, err, sizeof(err)) < 0)
+			_exit(1);
+	}
+	sink_close(s);
+	_exit(0);
+}
+
+static void
+test_concurrent_writers(void)
+{
+	char		base[] = "/tmp/test_site.XXXXXX", err[256], cmd[300], stem[64];
+	struct sink	*s;
+	char		*json;
+	int		status, missing = 0, failed = 0;
+
+	CHECK(mkdtemp(base) != NULL);
+	for (int w = 0; w < WRITERS; w++)
+		if (fork() == 0)
+			write_rows(base, w);
+	for (int w = 0; w < WRITERS; w++)
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			failed++;
+	CHECK_INT(failed, 0);
+	CHECK((s = sink_open(base, err, sizeof(err))) != NULL);
+	if (s == NULL)
+		return;
+	json = get(s, "index.json");
+	CHECK(json != NULL);
+	for (int w = 0; json && w < WRITERS; w++)
+		for (int i = 0; i < UPDATES; i++) {
+			snprintf(stem, sizeof(stem), "\"h/w%d/%d\"", w, i);
+			missing += strstr(json, stem) == NULL;
+		}
+	printf("concurrent_writers: %d writers x %d updates, %d rows missing\n",
+	       WRITERS, UPDATES, missing);
+	CHECK_INT(missing, 0);
+	free(json);
+	sink_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+	CHECK_INT(system(cmd), 0);
+}
+
 int
 main(void)
 {
 	test_site();
+	test_concurrent_writers();
 	return unit_report("test_site");
 }
