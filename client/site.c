@@ -75,18 +75,17 @@ json_num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/* Rows of an existing index.json; a missing or damaged one is empty. */
+/* Rows of index.json text, into *rows with room for extra more; NULL,
+ * damaged or foreign text has none.  *rows is NULL only when out of memory. */
 static size_t
-read_manifest(struct sink *s, struct row **rows, size_t extra)
+parse_manifest(const char *text, struct row **rows, size_t extra)
 {
-	char		*data = NULL;
-	size_t		len, n = 0, cap = extra;
+	size_t		n = 0, cap = extra;
 	cJSON		*root = NULL, *list, *item;
 
-	if (sink_get(s, MANIFEST, &data, &len) == 0 && (root = cJSON_Parse(data)) != NULL &&
+	if (text != NULL && (root = cJSON_Parse(text)) != NULL &&
 	    cJSON_IsArray(list = cJSON_GetObjectItemCaseSensitive(root, "profiles")))
 		cap += (size_t)cJSON_GetArraySize(list);
-	free(data);
 	if ((*rows = calloc(cap + 1, sizeof(**rows))) == NULL) {
 		cJSON_Delete(root);
 		return 0;
@@ -114,6 +113,22 @@ read_manifest(struct sink *s, struct row **rows, size_t extra)
 			row_free(&(*rows)[n]);
 	}
 	cJSON_Delete(root);
+	return n;
+}
+
+/* Rows of the sink's index.json; a missing or damaged one is empty. */
+static size_t
+read_manifest(struct sink *s, struct row **rows, size_t extra)
+{
+	char	*data = NULL;
+	size_t	len, n;
+
+	if (sink_get(s, MANIFEST, &data, &len) != 0) {
+		free(data);
+		data = NULL;
+	}
+	n = parse_manifest(data, rows, extra);
+	free(data);
 	return n;
 }
 
@@ -225,6 +240,19 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 	membuf_puts(m, "</tbody>\n</table>\n</body>\n</html>\n");
 }
 
+static struct site_entry
+entry_of_row(const struct row *r)
+{
+	struct site_entry	e = {
+		.host = r->host, .name = r->name, .pid = r->pid, .start = r->start,
+		.end = r->end, .samples = r->samples, .stem = r->stem, .nexts = r->nexts,
+	};
+
+	for (size_t i = 0; i < r->nexts; i++)
+		e.exts[i] = r->exts[i];
+	return e;
+}
+
 /* Replace rows with the same stem (a period rewritten), append the rest. */
 static size_t
 merge(struct row *rows, size_t n, const struct site_entry *e, size_t ne)
@@ -248,13 +276,39 @@ merge(struct row *rows, size_t n, const struct site_entry *e, size_t ne)
 	return n;
 }
 
+static void
+rows_free(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		row_free(&rows[i]);
+	free(rows);
+}
+
+/* Sort and trim rows, then both files' text; -1 when out of memory. */
+static int
+render(struct row *rows, size_t *n, char **json, struct membuf *html)
+{
+	qsort(rows, *n, sizeof(*rows), row_cmp);
+	while (*n > SITE_MAX_ENTRIES)
+		row_free(&rows[--*n]);
+	membuf_init(html);
+	html_text(html, rows, *n);
+	*json = manifest_text(rows, *n);
+	if (*json == NULL || html->failed) {
+		free(*json);
+		membuf_free(html);
+		return -1;
+	}
+	return 0;
+}
+
 int
 site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, size_t errlen)
 {
 	struct row	*rows = NULL;
 	struct membuf	html;
 	char		*json;
-	size_t		n, i;
+	size_t		n;
 	int		sts = -1;
 
 	sink_lock(s);	/* two runs writing one DIR must not drop each other's rows */
@@ -265,23 +319,43 @@ site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, si
 		return -1;
 	}
 	n = merge(rows, n, e, ne);
-	qsort(rows, n, sizeof(*rows), row_cmp);
-	while (n > SITE_MAX_ENTRIES)
-		row_free(&rows[--n]);
-	membuf_init(&html);
-	html_text(&html, rows, n);
-	json = manifest_text(rows, n);
-	if (json == NULL || html.failed)
+	if (render(rows, &n, &json, &html) < 0)
 		snprintf(err, errlen, "out of memory");
-	else if (sink_put(s, MANIFEST, "application/json", json, strlen(json), err, errlen) == 0 &&
-		 sink_put(s, "index.html", "text/html; charset=utf-8", html.data, html.len,
-			  err, errlen) == 0)
-		sts = 0;
+	else {
+		if (sink_put(s, MANIFEST, "application/json", json, strlen(json), err, errlen) == 0 &&
+		    sink_put(s, "index.html", "text/html; charset=utf-8", html.data, html.len,
+			     err, errlen) == 0)
+			sts = 0;
+		free(json);
+		membuf_free(&html);
+	}
 	sink_unlock(s);
-	free(json);
-	membuf_free(&html);
-	for (i = 0; i < n; i++)
-		row_free(&rows[i]);
-	free(rows);
+	rows_free(rows, n);
+	return sts;
+}
+
+int
+site_merge_text(const char *newer, const char *older, char **json, struct membuf *html)
+{
+	struct row	*old_rows, *new_rows;
+	size_t		nold, nnew, n;
+	int		sts = -1;
+
+	nnew = parse_manifest(newer, &new_rows, 0);
+	nold = parse_manifest(older, &old_rows, nnew);
+	if (new_rows != NULL && old_rows != NULL) {
+		n = nold;
+		for (size_t i = 0; i < nnew; i++) {
+			struct site_entry	e = entry_of_row(&new_rows[i]);
+
+			n = merge(old_rows, n, &e, 1);
+		}
+		sts = render(old_rows, &n, json, html);
+		nold = n;
+	}
+	if (new_rows != NULL)
+		rows_free(new_rows, nnew);
+	if (old_rows != NULL)
+		rows_free(old_rows, nold);
 	return sts;
 }

@@ -28,4 +28,13 @@ struct site_entry {
 int site_update(struct sink *s, const struct site_entry *e, size_t n,
 		char *err, size_t errlen);
 
+/*
+ * The index of two index.json texts, for delivering a spooled one: rows of
+ * newer replace older's rows of the same path, the rest are kept.  Either
+ * may be NULL or damaged (no rows).  0 with *json (free it) and *html
+ * (membuf_free it) set, or -1 when out of memory.
+ */
+struct membuf;
+int site_merge_text(const char *newer, const char *older, char **json, struct membuf *html);
+
 #endif /* SITE_H */

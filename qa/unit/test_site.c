@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "unit.h"
+#include "membuf.h"
 #include "site.h"
 
 static char *
@@ -135,10 +136,43 @@ test_concurrent_writers(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* Spool delivery's merge: newer rows replace older ones of the same path,
+ * the rest of both stay, and damaged or missing text has no rows. */
+static void
+test_merge_text(void)
+{
+	const char	*older = "{\"profiles\": ["
+		"{\"host\": \"h\", \"profile\": \"a\", \"path\": \"h/a/1\", \"end\": 1, \"samples\": 1, \"formats\": [\"svg\"]},"
+		"{\"host\": \"h\", \"profile\": \"b\", \"path\": \"h/b/2\", \"end\": 2, \"samples\": 2, \"formats\": [\"svg\"]}]}";
+	const char	*newer = "{\"profiles\": ["
+		"{\"host\": \"h\", \"profile\": \"b\", \"path\": \"h/b/2\", \"end\": 2, \"samples\": 20, \"formats\": [\"json\"]},"
+		"{\"host\": \"h\", \"profile\": \"c\", \"path\": \"h/c/3\", \"end\": 3, \"samples\": 3, \"formats\": [\"svg\"]}]}";
+	char		*json;
+	struct membuf	html;
+
+	CHECK_INT(site_merge_text(newer, older, &json, &html), 0);
+	CHECK(strstr(json, "\"h/a/1\"") != NULL && strstr(json, "\"h/c/3\"") != NULL);
+	CHECK(strstr(json, "\"samples\":\t20") != NULL && strstr(json, "\"samples\":\t2,") == NULL);
+	CHECK(strstr(html.data, "<p>3 profiles, ") != NULL);
+	CHECK(strstr(html.data, "h/b/2.json") != NULL && strstr(html.data, "h/b/2.svg") == NULL);
+	free(json);
+	membuf_free(&html);
+
+	CHECK_INT(site_merge_text("{\"profiles\": [", older, &json, &html), 0);
+	CHECK(strstr(html.data, "<p>2 profiles, ") != NULL);
+	free(json);
+	membuf_free(&html);
+	CHECK_INT(site_merge_text(NULL, NULL, &json, &html), 0);
+	CHECK(strstr(json, "\"profiles\":\t[]") != NULL);
+	free(json);
+	membuf_free(&html);
+}
+
 int
 main(void)
 {
 	test_site();
+	test_merge_text();
 	test_concurrent_writers();
 	return unit_report("test_site");
 }
