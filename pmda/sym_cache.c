@@ -146,6 +146,25 @@ sym_cache_trim(struct sym_cache *c, size_t limit, uint64_t *evictions)
 }
 
 size_t
+sym_cache_expire(struct sym_cache *c, uint64_t now_ns, uint64_t idle_ns, uint64_t *evictions)
+{
+	struct sym_elf *e, *next;
+	size_t gone = 0;
+
+	for (e = c->lru.lru_next; e != &c->lru; e = next) {
+		next = e->lru_next;
+		if (e->refs > 0 || e->used_ns == 0)
+			e->used_ns = now_ns;
+		else if (now_ns - e->used_ns > idle_ns) {
+			remove_entry(c, e);
+			(*evictions)++;
+			gone++;
+		}
+	}
+	return gone;
+}
+
+size_t
 sym_cache_bytes(const struct sym_cache *c)
 {
 	return c->bytes;

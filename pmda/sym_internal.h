@@ -74,6 +74,7 @@ struct sym_elf {
 	dev_t		dev;
 	ino_t		ino;
 	int		refs;
+	uint64_t	used_ns;	/* last sweep that found it referenced */
 	struct sym_elf	*hnext, *lru_prev, *lru_next;
 };
 
@@ -155,6 +156,10 @@ void sym_cache_unref(struct sym_cache *c, struct sym_elf *e);
  * Returns the bytes still held. */
 size_t sym_cache_trim(struct sym_cache *c, size_t limit, uint64_t *evictions);
 size_t sym_cache_bytes(const struct sym_cache *c);
+/* Remove unreferenced tables not referenced at any sweep in the last
+ * idle_ns; returns how many went. */
+size_t sym_cache_expire(struct sym_cache *c, uint64_t now_ns, uint64_t idle_ns,
+			uint64_t *evictions);
 
 /* ---- processes (sym_proc.c) ---- */
 enum sym_map_kind {

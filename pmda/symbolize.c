@@ -9,6 +9,7 @@
  * symbol), and a copy of an already demangled name into the caller's buffer.
  */
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #define KALLSYMS_RELOAD_GENS	30	/* retry kallsyms on a miss this often */
 #define YOUNG_MAX		256	/* exec'd processes whose maps we re-read */
+#define CACHE_IDLE_NS		(60 * 1000000000ull)	/* unused ELF tables kept this long */
 
 /*
  * At exec (sched_process_exec) a dynamically linked program has only its
@@ -38,6 +40,7 @@ struct young {
 
 struct symbolizer {
 	size_t		limit;		/* bytes for ELF tables + processes */
+	uint64_t	idle_ns;	/* unused ELF tables expire after this */
 	unsigned	gen;		/* drain generation, advanced by collect */
 	bool		need_trim;	/* something was loaded since the last trim */
 	struct sym_kernel *kernel;
@@ -58,6 +61,7 @@ symbolizer_new(size_t cache_limit_bytes)
 	if (s == NULL)
 		return NULL;
 	s->limit = cache_limit_bytes;
+	s->idle_ns = CACHE_IDLE_NS;
 	s->gen = 1;
 	s->kallsyms_path = "/proc/kallsyms";
 	s->cache = sym_cache_new();
@@ -429,7 +433,18 @@ symbolizer_collect(struct symbolizer *s)
 				p->checked_gen = s->gen;
 		}
 	}
+	/* the byte bound alone would keep the tables of every binary seen
+	 * since start, e.g. a browser's after it exited: memory should follow
+	 * the processes running now */
+	if (sym_cache_expire(s->cache, mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
+		malloc_trim(0);		/* large tables were mmap'ed; the rest is heap */
 	trim(s);
+}
+
+void
+symbolizer_set_cache_idle(struct symbolizer *s, uint64_t idle_ns)
+{
+	s->idle_ns = idle_ns;
 }
 
 void

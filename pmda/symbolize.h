@@ -63,8 +63,11 @@ void symbolizer_note_exec(struct symbolizer *s, pid_t tgid);
 int symbolizer_timeout_ms(const struct symbolizer *s);
 void symbolizer_tick(struct symbolizer *s);
 
-/* Drop process entries whose processes have exited (called once per drain). */
+/* Drop process entries whose processes have exited, and ELF tables no
+ * live process has used for the idle time (called once per drain). */
 void symbolizer_collect(struct symbolizer *s);
+/* How long an unused ELF table stays cached (default 60 s; tests). */
+void symbolizer_set_cache_idle(struct symbolizer *s, uint64_t idle_ns);
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
 

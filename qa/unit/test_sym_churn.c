@@ -97,6 +97,53 @@ test_bounded(void)
 	symbolizer_free(s);
 }
 
+/* The table of a binary whose processes all exited goes once unused for
+ * the idle time, and not before; one still mapped stays. */
+static void
+test_idle_expiry(void)
+{
+	struct symbolizer *s = symbolizer_new(64 << 20);
+	struct symbolizer_stats st;
+	char fn[256], got[256], gone[512], kept[512];
+	uint64_t evictions;
+
+	build("churn_bin", "churn_function");
+	snprintf(gone, sizeof(gone), "%s", spath("idle_gone"));
+	snprintf(kept, sizeof(kept), "%s", spath("idle_kept"));
+	must_run("cp %s %s && cp %s %s", spath("churn_bin"), gone, spath("churn_bin"), kept);
+	symbolizer_set_cache_idle(s, 200000000ull);		/* 200 ms */
+	char *argv_gone[] = { gone, "wait", NULL }, *argv_kept[] = { kept, "wait", NULL };
+	struct child g = child_start(argv_gone), k = child_start(argv_kept);
+	unsigned long kept_addr = child_addr(&k, fn, sizeof(fn));
+	symbolize_user(s, g.pid, child_addr(&g, fn, sizeof(fn)) + 1, got, sizeof(got));
+	CHECK_STR(got, "churn_function");
+	symbolize_user(s, k.pid, kept_addr + 1, got, sizeof(got));
+	CHECK_STR(got, "churn_function");
+	child_stop(&g);
+	symbolizer_collect(s);		/* gone's process: dead */
+	symbolizer_collect(s);		/* ... dropped: its table is unused now */
+	symbolizer_get_stats(s, &st);
+	evictions = st.cache_evictions;
+	uint64_t before = st.cache_bytes;
+	symbolizer_collect(s);		/* well within the idle time: kept */
+	symbolizer_get_stats(s, &st);
+	CHECK_INT(st.cache_evictions, evictions);
+	usleep(300000);
+	symbolizer_collect(s);		/* past it: gone's table goes, kept's stays */
+	symbolizer_get_stats(s, &st);
+	printf("idle_expiry: cache %llu -> %llu bytes, %llu table(s) expired\n",
+	       (unsigned long long)before, (unsigned long long)st.cache_bytes,
+	       (unsigned long long)(st.cache_evictions - evictions));
+	CHECK_INT(st.cache_evictions - evictions, 1);
+	CHECK(st.cache_bytes < before);
+	symbolize_user(s, k.pid, kept_addr + 1, got, sizeof(got));
+	CHECK_STR(got, "churn_function");
+	symbolizer_get_stats(s, &st);
+	CHECK_INT(st.cache_evictions - evictions, 1);
+	child_stop(&k);
+	symbolizer_free(s);
+}
+
 /* Short-lived processes (~50 ms), 10 at a time: maps captured at start (the
  * exec hook), names asked for after they exited (the drain). */
 static void
@@ -189,6 +236,7 @@ main(void)
 	test_exec(true);
 	test_exec(false);
 	test_bounded();
+	test_idle_expiry();
 	test_short_lived();
 	test_young();
 	return unit_report("test_sym_churn");
