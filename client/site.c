@@ -296,6 +296,7 @@ render(struct row *rows, size_t *n, char **json, struct membuf *html)
 	*json = manifest_text(rows, *n);
 	if (*json == NULL || html->failed) {
 		free(*json);
+		*json = NULL;
 		membuf_free(html);
 		return -1;
 	}
