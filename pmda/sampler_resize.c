@@ -68,7 +68,8 @@ load_beside(struct sampler *s, const struct sampler_config *c, int *err)
 /*
  * Detaching closes the perf events, which cancels their timers and waits
  * for a running handler, so no program of the old object runs afterwards;
- * the fence wait costs milliseconds and does not depend on that.
+ * the fence wait, a few milliseconds, makes sure of it without relying on
+ * perf's internals.
  */
 static int
 hand_over(struct sampler *s, struct sampler *old, sampler_stack_fn fn, void *arg)
