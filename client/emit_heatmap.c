@@ -12,10 +12,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "emit.h"
 #include "emit_heatmap.h"
 #include "heatmap_png.h"
+#include "util.h"
 
 #define NS_URI		"urn:pcp-stackprof:heatmap"
 #define LEFT		70.0	/* room for the offset axis */
@@ -224,16 +224,6 @@ metadata(const struct heatmap *hm, const struct layout *l, uint64_t max, struct 
 /* ---- visible parts ---- */
 
 static void
-utc_hms(int64_t sec, char *buf, size_t len)
-{
-	time_t		t = (time_t)sec;
-	struct tm	tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%H:%M:%S", &tm);
-}
-
-static void
 time_axis(const struct heatmap *hm, const struct layout *l, struct membuf *out)
 {
 	static const int steps[] = { 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900,
@@ -254,7 +244,7 @@ time_axis(const struct heatmap *hm, const struct layout *l, struct membuf *out)
 		double	x = l->x0 + c * l->cw;
 		if (((s % step) + step) % step != 0)
 			continue;
-		utc_hms(s, hms, sizeof(hms));
+		utc_strftime((double)s, "%H:%M:%S", hms, sizeof(hms));
 		membuf_printf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
 			      "<text x=\"%.2f\" y=\"%.2f\">%s</text>\n",
 			      x, yb, x, yb + 5, x, yb + 17, hms);

@@ -10,6 +10,7 @@
 #include <pcp/pmapi.h>
 #include "output.h"
 #include "site.h"
+#include "util.h"
 
 static int
 render_json(const struct profile *p, const struct emit_options *o, struct membuf *out)
@@ -99,11 +100,7 @@ output_formats_parse(const char *list, const struct output_format **v, size_t *n
 void
 output_time_name(double t, char *buf, size_t len)
 {
-	time_t		secs = (time_t)t;
-	struct tm	tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
+	utc_strftime(t, "%Y%m%dT%H%M%SZ", buf, len);
 }
 
 /* "12:00:00" style times in the reporting zone (-Z/-z), for humans. */

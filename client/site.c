@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cjson/cJSON.h>
 #include "emit.h"
 #include "membuf.h"
 #include "site.h"
+#include "util.h"
 
 #define MANIFEST	"index.json"
 
@@ -180,23 +180,14 @@ manifest_text(const struct row *rows, size_t n)
 }
 
 static void
-utc(double t, char *buf, size_t len, const char *fmt)
-{
-	time_t		secs = (time_t)t;
-	struct tm	tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(buf, len, fmt, &tm);
-}
-
-static void
 html_row(struct membuf *m, const struct row *r)
 {
 	char	from[32], to[32];
 	size_t	f;
 
-	utc(r->start, from, sizeof(from), "%Y-%m-%d %H:%M:%S");
-	utc(r->end, to, sizeof(to), r->end - r->start < 86400 ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S");
+	utc_strftime(r->start, "%Y-%m-%d %H:%M:%S", from, sizeof(from));
+	utc_strftime(r->end, r->end - r->start < 86400 ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
+		     to, sizeof(to));
 	if (r->start == r->end)		/* folded input: one point in time */
 		membuf_printf(m, "<tr><td>%s</td><td>", from);
 	else

@@ -407,16 +407,6 @@ live_run(struct hm_source *v, int n, const struct heatmap_run_options *o,
 
 /* ---- output ---- */
 
-static void
-utc(double t, char *buf, size_t len)
-{
-	time_t		secs = (time_t)t;
-	struct tm	tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
-
 static int
 put(const struct heatmap_run_options *o, const char *path, const struct membuf *b,
     char *err, size_t errlen)
@@ -435,8 +425,8 @@ store(struct hm_source *s, const struct heatmap_run_options *o, char *err, size_
 	int				sts = 0;
 
 	heatmap_finish(&s->hm);
-	utc(s->from, from, sizeof(from));
-	utc(s->to, to, sizeof(to));
+	utc_strftime(s->from, "%Y-%m-%d %H:%M:%S UTC", from, sizeof(from));
+	utc_strftime(s->to, "%Y-%m-%d %H:%M:%S UTC", to, sizeof(to));
 	snprintf(sub, sizeof(sub), "%s %s, %s to %s; %llu samples in the heat map, %llu in stacks%s",
 		 s->archive ? "archive" : "pmcd", s->host, from, to,
 		 (unsigned long long)heatmap_total(&s->hm),

@@ -1,6 +1,6 @@
 /*
- * util.c - error messages into caller buffers, complete writes, wall-clock
- * time.
+ * util.c - error messages into caller buffers, complete writes, UTC times,
+ * wall-clock time.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +35,16 @@ write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+void
+utc_strftime(double t, const char *fmt, char *buf, size_t len)
+{
+	time_t		secs = (time_t)t;
+	struct tm	tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, fmt, &tm);
 }
 
 double

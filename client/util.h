@@ -1,6 +1,6 @@
 /*
  * util.h - small helpers several client files need: an error message into
- * the caller's buffer, a write that completes, and wall-clock time.
+ * the caller's buffer, a write that completes, UTC times and wall-clock time.
  */
 #ifndef UTIL_H
 #define UTIL_H
@@ -14,6 +14,9 @@ void seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* Write all of len bytes, through short writes and EINTR; 0 or -1 (errno). */
 int write_all(int fd, const void *data, size_t len);
+
+/* strftime of time t (seconds) in UTC into buf. */
+void utc_strftime(double t, const char *fmt, char *buf, size_t len);
 
 /* Wall-clock time in seconds, as PCP timestamps count it. */
 double wallclock_now(void);
