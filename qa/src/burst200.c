@@ -4,18 +4,9 @@
  * samples belong in the first 10 of 50 heat map slices.
  */
 #include <stdlib.h>
-#include <time.h>
+#include "wallclock.h"
 
 static volatile unsigned long sink;
-
-static double
-wall(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Spin until 200 ms past the current second. */
 static void
@@ -23,19 +14,6 @@ burn_first_200ms(double second)
 {
 	while (wall() < second + 0.2)
 		sink++;
-}
-
-static void
-sleep_until(double t)
-{
-	struct timespec	ts;
-	double		d = t - wall();
-
-	if (d <= 0)
-		return;
-	ts.tv_sec = (time_t)d;
-	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-	nanosleep(&ts, NULL);
 }
 
 int

@@ -6,18 +6,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include "wallclock.h"
 
 static volatile unsigned long sink;
-
-static double
-wall(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void
 spin_until(double t)
@@ -36,19 +27,6 @@ static void
 three_second_burst(double until)
 {
 	spin_until(until);
-}
-
-static void
-sleep_until(double t)
-{
-	struct timespec	ts;
-	double		d = t - wall();
-
-	if (d <= 0)
-		return;
-	ts.tv_sec = (time_t)d;
-	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-	nanosleep(&ts, NULL);
 }
 
 int
