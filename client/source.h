@@ -64,6 +64,17 @@ struct archive_options {
 };
 
 /*
+ * Open archive path as the current context and work out its window from
+ * o's -S/-T/-A/-O text and -z: the context, the archive's host, and the
+ * window [from, to], rounded to microseconds as records are stamped.  -1
+ * with "archive PATH: why" in err, also for an empty window.
+ */
+struct timeval;
+int source_archive_open(const char *path, const struct archive_options *o, int *ctx,
+			char *host, size_t hostlen, struct timeval *from, struct timeval *to,
+			char *err, size_t errlen);
+
+/*
  * Sum the records of every archive whose timestamps fall in (start, end],
  * then call wfn for it.  -1 with err on failure (nothing was handed to wfn
  * for the failing archive).

@@ -70,46 +70,59 @@ timespec_to_usec(const struct timespec *ts, struct timeval *tv)
 	tv->tv_usec = usec % 1000000;
 }
 
-/* Open one archive and work out its window from -S/-T/-A/-O. */
-static int
-archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
+int
+source_archive_open(const char *path, const struct archive_options *o, int *ctx,
+		    char *host, size_t hostlen, struct timeval *from, struct timeval *to,
+		    char *err, size_t errlen)
 {
 	pmHighResLogLabel	label;
 	struct timespec		last, start, end, origin;
-	char			*msg = NULL, where[PATH_MAX + 16];
+	char			*msg = NULL;
 	int			sts;
 
-	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
-		snprintf(err, errlen, "cannot open archive %s: %s", a->path, pmErrStr(a->ctx));
+	if ((*ctx = pmNewContext(PM_CONTEXT_ARCHIVE, path)) < 0) {
+		snprintf(err, errlen, "cannot open archive %s: %s", path, pmErrStr(*ctx));
 		return -1;
 	}
 	if ((sts = pmGetHighResArchiveLabel(&label)) < 0 ||
 	    (sts = pmGetHighResArchiveEnd(&last)) < 0) {
-		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
+		snprintf(err, errlen, "archive %s: %s", path, pmErrStr(sts));
 		return -1;
 	}
-	snprintf(a->host, sizeof(a->host), "%s", label.hostname);
+	snprintf(host, hostlen, "%s", label.hostname);
 	if (o->hostzone && (sts = pmNewContextZone()) < 0) {
-		snprintf(err, errlen, "archive %s: timezone: %s", a->path, pmErrStr(sts));
+		snprintf(err, errlen, "archive %s: timezone: %s", path, pmErrStr(sts));
 		return -1;
 	}
 	sts = pmParseHighResTimeWindow(o->start, o->finish, o->align, o->origin, &label.start,
 				       &last, &start, &end, &origin, &msg);
 	if (sts < 0) {
 		one_line(msg);
-		snprintf(err, errlen, "archive %s: bad time window: %s", a->path,
+		snprintf(err, errlen, "archive %s: bad time window: %s", path,
 			 msg ? msg : "cannot parse");
 		free(msg);
 		return -1;
 	}
 	free(msg);
-	timespec_to_usec(&start, &a->start);
-	timespec_to_usec(&end, &a->end);
-	if (tv_secs(&a->start) >= tv_secs(&a->end)) {
+	timespec_to_usec(&start, from);
+	timespec_to_usec(&end, to);
+	if (tv_secs(from) >= tv_secs(to)) {
 		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
-			 a->path);
+			 path);
 		return -1;
 	}
+	return 0;
+}
+
+/* Open one archive, its window and the record metrics in it. */
+static int
+archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
+{
+	char	where[PATH_MAX + 16];
+
+	if (source_archive_open(a->path, o, &a->ctx, a->host, sizeof(a->host), &a->start,
+				&a->end, err, errlen) < 0)
+		return -1;
 	snprintf(where, sizeof(where), "archive %s", a->path);
 	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
 }

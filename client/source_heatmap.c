@@ -268,39 +268,17 @@ static int
 archive_open(struct hm_source *s, char *err, size_t errlen)
 {
 	const struct heatmap_run_options *o = s->o;
-	pmLogLabel	label;
-	struct timeval	last, start, end, origin;
-	char		*msg = NULL;
-	int		sts;
+	struct archive_options	window = {
+		.start = o->start, .finish = o->finish, .align = o->align,
+		.origin = o->origin, .hostzone = o->hostzone,
+	};
+	struct timeval		from, to;
 
-	if ((s->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, s->spec)) < 0) {
-		snprintf(err, errlen, "cannot open archive %s: %s", s->spec, pmErrStr(s->ctx));
+	if (source_archive_open(s->spec, &window, &s->ctx, s->host, sizeof(s->host), &from, &to,
+				err, errlen) < 0)
 		return -1;
-	}
-	if ((sts = pmGetArchiveLabel(&label)) < 0 || (sts = pmGetArchiveEnd(&last)) < 0) {
-		snprintf(err, errlen, "archive %s: %s", s->spec, pmErrStr(sts));
-		return -1;
-	}
-	snprintf(s->host, sizeof(s->host), "%s", label.ll_hostname);
-	if (o->hostzone && (sts = pmNewContextZone()) < 0) {
-		snprintf(err, errlen, "archive %s: timezone: %s", s->spec, pmErrStr(sts));
-		return -1;
-	}
-	if (pmParseTimeWindow(o->start, o->finish, o->align, o->origin, &label.ll_start,
-			      &last, &start, &end, &origin, &msg) < 0) {
-		snprintf(err, errlen, "archive %s: bad time window: %s", s->spec,
-			 msg ? msg : "cannot parse");
-		free(msg);
-		return -1;
-	}
-	free(msg);
-	s->from = tv_secs(&start);
-	s->to = tv_secs(&end);
-	if (s->from >= s->to) {
-		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
-			 s->spec);
-		return -1;
-	}
+	s->from = tv_secs(&from);
+	s->to = tv_secs(&to);
 	return lookup(s, err, errlen);
 }
 
