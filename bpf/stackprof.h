@@ -74,4 +74,16 @@ struct sp_exec_event {
 	__u32	pad;
 };
 
+/* How a row computes the CFA (x86-64). */
+enum sp_cfa_type {
+	SP_CFA_RSP = 0,		/* CFA = RSP + cfa_offset */
+	SP_CFA_RBP,		/* CFA = RBP + cfa_offset */
+	SP_CFA_PLT,		/* PLT stub: CFA = RSP + 8, + 8 more when (RIP & 15) >= 11 */
+	SP_CFA_SIGNAL,		/* signal trampoline (__restore_rt): registers from the
+				   rt_sigframe's ucontext at RSP */
+	SP_CFA_END,		/* outermost frame (RA undefined, e.g. _start): stop here */
+	SP_CFA_NONE,		/* no usable rule (gap, or an expression we do not
+				   model): the walker falls back to frame pointers */
+};
+
 #endif /* STACKPROF_H */
