@@ -145,10 +145,18 @@ open_input(Elf *elf, int debug_fd, struct cfi_input *in, struct unwind_build_sta
 {
 	GElf_Shdr sh, hdr_sh;
 	Elf_Scn *scn, *hdr;
+	GElf_Ehdr eh;
+	size_t shstrndx, nsec;
 
 	memset(in, 0, sizeof(*in));
 	if (!is_x86_64(elf)) {
 		snprintf(err, errlen, "not an x86-64 ELF file");
+		return -1;
+	}
+	/* libelf reports no sections when their headers lie past the end */
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || elf_getshdrnum(elf, &nsec) != 0 ||
+	    (nsec == 0 && gelf_getehdr(elf, &eh) && eh.e_shoff != 0)) {
+		snprintf(err, errlen, "cannot read the section headers (truncated file?)");
 		return -1;
 	}
 	if ((scn = find_section(elf, ".eh_frame", &sh, &hdr, &hdr_sh)) != NULL) {
