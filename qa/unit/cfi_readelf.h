@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "unwind/unwind_table.h"
+#include "cfi_testlib.h"
 
 struct re_row {
 	uint64_t	loc;
@@ -219,13 +219,6 @@ re_expect(const struct re_row *r, bool signal, bool *either_plt)
 	return (struct unwind_row){ .cfa_type = SP_CFA_NONE };
 }
 
-static inline bool
-re_same(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->cfa_type == b->cfa_type && a->cfa_offset == b->cfa_offset &&
-	       a->rbp_offset == b->rbp_offset;
-}
-
 static inline void
 re_mismatch(struct re_counts *c, const char *path, uint64_t pc, const struct re_row *r,
 	    const struct unwind_row *got)
@@ -248,7 +241,7 @@ re_check_range(const struct unwind_table *t, const char *path, uint64_t lo, uint
 	c->rows++;
 	c->end_rows += want.cfa_type == SP_CFA_END;
 	for (; row && row < t->rows + t->nrows && (row->pc <= lo || row->pc < hi); row++) {
-		bool ok = re_same(row, &want);
+		bool ok = cfi_same_rule(row, &want);
 
 		c->ours++;
 		if (either_plt) {
