@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <pcp/pmapi.h>
-#include "output.h"
-#include "select.h"
-#include "sink.h"
-#include "source.h"
-#include "source_heatmap.h"
+#include "publish/output.h"
+#include "profile/select.h"
+#include "publish/sink.h"
+#include "source/source.h"
+#include "source/source_heatmap.h"
 
 static pmLongOptions longopts[] = {
 	PMAPI_OPTIONS_HEADER("Sources"),
@@ -384,7 +384,7 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	return 0;
 }
 
-/* --format heatmap: its own pipeline (client/source_heatmap.c) over the
+/* --format heatmap: its own pipeline (client/source/source_heatmap.c) over the
  * same archives or hosts, sink and selection. */
 static int
 run_heatmap(struct config *c, struct run *r, const struct event_metrics *m)

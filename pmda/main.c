@@ -15,11 +15,11 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
-#include "agent.h"
-#include "control_parse.h"
-#include "drain.h"
-#include "metrics.h"
-#include "../help/domain.h"
+#include "agent/agent.h"
+#include "agent/control_parse.h"
+#include "agent/drain.h"
+#include "pcp/metrics.h"
+#include "domain.h"
 
 static volatile sig_atomic_t	quit;
 static pmdaInterface		*dispatch_for_drain;

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "emit.h"
-#include "emit_heatmap.h"
-#include "heatmap.h"
+#include "emit/emit.h"
+#include "emit/emit_heatmap.h"
+#include "profile/heatmap.h"
 
 #define SLICES		50
 #define POOL		4000

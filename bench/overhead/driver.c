@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 static volatile sig_atomic_t stop;
 

@@ -1,6 +1,6 @@
 /*
  * render.c - bench driver: folded stacks in, one emitter's output out,
- * through the same tree and emitters as pmflame (build/libflame.a).  Lets
+ * through the same tree and emitters as pmflame (the build/client libraries).  Lets
  * bench/render time the tree + emitters alone, next to pmflame -i.
  *
  *   render json|svg|folded < in.folded > out
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "emit.h"
+#include "emit/emit.h"
 
 #define MAX_FRAMES	4096
 

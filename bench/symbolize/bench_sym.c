@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "symbolize.h"
+#include "symbolizer/symbolize.h"
 
 struct nm_sym {
 	uint64_t	start, size;

@@ -1,12 +1,18 @@
 /*
  * unit.h - the few macros our C unit tests need.  Each test file is one
  * program; main() calls the test functions and returns unit_report().
+ * A test that cannot run here (not root, no BPF) calls unit_skip(): the
+ * runner counts it as skipped, never as passed, and CI counts a skip as a
+ * failure.
  */
 #ifndef UNIT_H
 #define UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define UNIT_EXIT_SKIPPED	77	/* automake's convention */
 
 static int unit_checks, unit_failures;
 
@@ -42,6 +48,14 @@ unit_report(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, unit_checks, unit_failures);
 	return unit_failures ? 1 : 0;
+}
+
+/* Stop the whole test program: it cannot run here, and says why. */
+static inline void
+unit_skip(const char *name, const char *why)
+{
+	printf("%s: skipped: %s\n", name, why);
+	exit(UNIT_EXIT_SKIPPED);
 }
 
 #endif /* UNIT_H */

@@ -1,0 +1,39 @@
+/*
+ * emit.h - emitters turn a finished flame_tree into bytes in a membuf.
+ * Each is deterministic: the same tree gives the same bytes.
+ */
+#ifndef EMIT_H
+#define EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "common/membuf.h"
+#include "common/text.h"
+#include "profile/tree.h"
+
+struct emit_options {
+	const char	*title;		/* default "Flame Graph" */
+	const char	*subtitle;	/* e.g. host and time range; may be NULL */
+	unsigned	width;		/* SVG width in pixels, default 1200 */
+	double		minwidth;	/* omit frames narrower than this (pixels), default 0.1 */
+	bool		inverted;	/* icicle graph: root at the top */
+	const char	*count_name;	/* default "samples" */
+};
+
+void emit_options_default(struct emit_options *o);
+
+/*
+ * The emitters append to out.  Each returns 0, or -ENOMEM when out could
+ * not grow (out->failed is set).  An empty tree is not an error: JSON has
+ * empty arrays, the SVG says "No samples", folded is empty.
+ */
+
+/* DeepFlow ProfileTracing JSON envelope, one line; values in microseconds. */
+int emit_json(const struct flame_tree *t, struct membuf *out);
+/* Self-contained interactive SVG flame graph; o may be NULL (defaults). */
+int emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf *out);
+/* Folded stacks "root;frame;frame count", one line per node with self
+ * samples, sorted bytewise. */
+int emit_folded(const struct flame_tree *t, struct membuf *out);
+
+#endif /* EMIT_H */

@@ -1,0 +1,59 @@
+/*
+ * select.h - keep the stacks the user asked for (--process, --pid,
+ * --event) and arrange them into profiles: one tree per host, rooted at the
+ * process, or at Total (host view: Total -> [p] process -> [t] thread ->
+ * frames) with --total or when several processes were selected; with
+ * --multi-instance one tree per process.
+ */
+#ifndef SELECT_H
+#define SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "common/sample.h"
+#include "tree.h"
+
+struct select_options {
+	const char	*process;	/* NAME or extended regex matching the whole name */
+	const uint32_t	*pids;		/* keep only these process ids ... */
+	size_t		npids;		/* ... when npids > 0 */
+	const char	*event;		/* keep records of this event type; NULL = all */
+	bool		total;		/* host view */
+	bool		multi_instance;	/* one profile per process */
+};
+
+struct profile {
+	char		*host;
+	char		*name;		/* root frame: process name or "Total" */
+	uint32_t	pid;		/* --multi-instance with a pid, else 0 */
+	double		start, end;	/* time range covered, set by the caller */
+	uint64_t	samples;
+	uint64_t	value_us;
+	struct flame_tree *tree;	/* finished */
+};
+
+struct selection;
+
+struct selection *selection_new(const struct select_options *o, char *err, size_t errlen);
+void selection_free(struct selection *sel);
+
+/* A stack_sample_fn: arg is the selection.  Filtered samples return 0. */
+int selection_add(void *sel, const struct stack_sample *s);
+
+/* Would selection_add keep this sample?  (--format heatmap filters its
+ * own per-second stacks with it.) */
+bool selection_wants(const struct selection *sel, const struct stack_sample *s);
+
+/* Samples kept since the last take (across hosts). */
+uint64_t selection_samples(const struct selection *sel);
+
+/*
+ * Finish every tree built since the last call and hand the profiles over,
+ * sorted by host, name and pid; the selection starts empty again (live
+ * --period mode).  Returns 0 or -ENOMEM.
+ */
+int selection_take(struct selection *sel, struct profile **profiles, size_t *n);
+void profiles_free(struct profile *p, size_t n);
+
+#endif /* SELECT_H */

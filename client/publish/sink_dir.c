@@ -1,0 +1,258 @@
+/*
+ * sink_dir.c - the -o DIR sink: a plain directory a web server can serve.
+ *
+ * Every object is written to a temporary file beside its final name,
+ * fsync'd, then renamed over it, and the directory is fsync'd: a reader
+ * (or a crash) sees the old object or the new one, never half of either.
+ * Paths are walked one component at a time below an open descriptor of
+ * DIR with O_NOFOLLOW, so neither a hostile relpath nor a symlink planted
+ * inside DIR can make us write outside it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sink.h"
+#include "common/util.h"
+
+struct dir_sink {
+	struct sink	base;
+	int		dirfd;
+};
+
+static unsigned long	tmp_counter;
+
+/* A component we are willing to create: what sink_safe_name produces. */
+static int
+component_ok(const char *c, size_t n)
+{
+	size_t	i;
+
+	if (n == 0 || c[0] == '.' || n > 255)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)c[i] < 0x20 || c[i] == 0x7f || c[i] == '\\')
+			return 0;
+	return 1;
+}
+
+/*
+ * Open (creating when asked) every directory of relpath below base and
+ * return a descriptor of the last one; *leaf points at the file name.
+ */
+static int
+walk_dirs(int base, const char *relpath, int create, const char **leaf)
+{
+	const char	*p = relpath, *slash;
+	char		comp[256];
+	int		fd = dup(base), next;
+
+	if (fd < 0)
+		return -1;
+	while ((slash = strchr(p, '/')) != NULL) {
+		size_t	n = (size_t)(slash - p);
+
+		if (!component_ok(p, n)) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (create && mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return -1;
+		fd = next;
+		p = slash + 1;
+	}
+	if (!component_ok(p, strlen(p))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	*leaf = p;
+	return fd;
+}
+
+
+static int
+dir_put(struct sink *s, const char *relpath, const char *content_type,
+	const void *data, size_t len, char *err, size_t errlen)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+	const char	*leaf;
+	char		tmp[300];
+	int		dfd, fd, saved;
+
+	(void)content_type;	/* a web server derives it from the suffix */
+	if ((dfd = walk_dirs(d->dirfd, relpath, 1, &leaf)) < 0) {
+		snprintf(err, errlen, "cannot create directories for %s/%s: %s",
+			 s->target, relpath, strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), ".%.200s.tmp.%d.%lu", leaf, (int)getpid(), tmp_counter++);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		goto fail_unlink;
+	}
+	if (close(fd) < 0 || renameat(dfd, tmp, dfd, leaf) < 0)
+		goto fail_unlink;
+	fsync(dfd);	/* make the rename durable; nothing to undo if it fails */
+	close(dfd);
+	return 0;
+
+fail_unlink:
+	saved = errno;
+	unlinkat(dfd, tmp, 0);
+	errno = saved;
+fail:
+	snprintf(err, errlen, "cannot write %s/%s: %s", s->target, relpath, strerror(errno));
+	close(dfd);
+	return -1;
+}
+
+static int
+dir_get(struct sink *s, const char *relpath, char **data, size_t *len)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+	const char	*leaf;
+	struct stat	st;
+	char		*buf;
+	ssize_t		n;
+	size_t		got = 0;
+	int		dfd, fd;
+
+	if ((dfd = walk_dirs(d->dirfd, relpath, 0, &leaf)) < 0)
+		return -1;
+	fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	*data = buf;
+	*len = got;
+	return 0;
+}
+
+static void
+dir_close(struct sink *s)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+
+	close(d->dirfd);
+	free(s->target);
+	free(d);
+}
+
+/*
+ * flock on our own descriptor of the directory: other pmflame processes
+ * writing here wait, and a crashed one releases it by exiting.  Where the
+ * file system refuses (flock on a directory over NFS) we go on unlocked,
+ * as before: a lost index row is better than no profile.
+ */
+static void
+dir_lock(struct sink *s)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+
+	while (flock(d->dirfd, LOCK_EX) < 0 && errno == EINTR)
+		;
+}
+
+static void
+dir_unlock(struct sink *s)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+
+	(void)flock(d->dirfd, LOCK_UN);
+}
+
+static const struct sink_ops dir_ops = { dir_put, dir_get, dir_close, dir_lock, dir_unlock };
+
+/* mkdir -p: DIR may be new, its parents too. */
+static int
+make_path(const char *dir)
+{
+	char	*copy = strdup(dir), *p;
+	int	sts = 0;
+
+	if (copy == NULL)
+		return -1;
+	for (p = copy + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char	c = *p;
+
+			*p = '\0';
+			if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
+				sts = -1;
+				break;
+			}
+			*p = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(copy);
+	return sts;
+}
+
+/*
+ * Open DIR, creating it if needed, and prove we can write there now:
+ * better to fail before profiling for a minute than after.
+ */
+struct sink *
+sink_dir_open(const char *dir, char *err, size_t errlen)
+{
+	struct dir_sink	*d;
+	char		probe[64];
+	int		fd, pfd;
+
+	if (make_path(dir) < 0) {
+		snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "cannot open directory %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	snprintf(probe, sizeof(probe), ".pmflame-probe.%d", (int)getpid());
+	if ((pfd = openat(fd, probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+		snprintf(err, errlen, "cannot write in directory %s: %s", dir, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	close(pfd);
+	unlinkat(fd, probe, 0);
+	if ((d = calloc(1, sizeof(*d))) == NULL || (d->base.target = strdup(dir)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(d);
+		close(fd);
+		return NULL;
+	}
+	d->base.ops = &dir_ops;
+	d->dirfd = fd;
+	return &d->base;
+}

@@ -1,0 +1,353 @@
+/*
+ * site.c - index.json and index.html of a sink.
+ *
+ * index.json is the record of what exists (read back, merged, rewritten);
+ * index.html is derived from it every time, so the two never disagree.
+ * Every string from a profile (host, process name) is escaped with
+ * xml_escape; hrefs are built only from sink_safe_name output and fixed
+ * suffixes, and escaped as well.  The page has no script at all.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "common/membuf.h"
+#include "common/text.h"
+#include "site.h"
+#include "common/util.h"
+
+#define MANIFEST	"index.json"
+
+/* Rows as read from index.json: owned copies. */
+struct row {
+	char		*host, *name, *stem;
+	char		*exts[8];
+	size_t		nexts;
+	uint32_t	pid;
+	double		start, end;
+	uint64_t	samples;
+};
+
+static void
+row_free(struct row *r)
+{
+	size_t	i;
+
+	free(r->host);
+	free(r->name);
+	free(r->stem);
+	for (i = 0; i < r->nexts; i++)
+		free(r->exts[i]);
+}
+
+static int
+row_from_entry(struct row *r, const struct site_entry *e)
+{
+	size_t	i;
+
+	memset(r, 0, sizeof(*r));
+	r->host = strdup(e->host);
+	r->name = strdup(e->name);
+	r->stem = strdup(e->stem);
+	r->pid = e->pid;
+	r->start = e->start;
+	r->end = e->end;
+	r->samples = e->samples;
+	for (i = 0; i < e->nexts && i < 8; i++)
+		if ((r->exts[r->nexts] = strdup(e->exts[i])) != NULL)
+			r->nexts++;
+	return (r->host && r->name && r->stem) ? 0 : -1;
+}
+
+static const char *
+json_str(const cJSON *o, const char *key)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double
+json_num(const cJSON *o, const char *key)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* Rows of index.json text, into *rows with room for extra more; NULL,
+ * damaged or foreign text has none.  *rows is NULL only when out of memory. */
+static size_t
+parse_manifest(const char *text, struct row **rows, size_t extra)
+{
+	size_t		n = 0, cap = extra;
+	cJSON		*root = NULL, *list, *item;
+
+	if (text != NULL && (root = cJSON_Parse(text)) != NULL &&
+	    cJSON_IsArray(list = cJSON_GetObjectItemCaseSensitive(root, "profiles")))
+		cap += (size_t)cJSON_GetArraySize(list);
+	if ((*rows = calloc(cap + 1, sizeof(**rows))) == NULL) {
+		cJSON_Delete(root);
+		return 0;
+	}
+	if (root == NULL)
+		return 0;
+	list = cJSON_GetObjectItemCaseSensitive(root, "profiles");
+	cJSON_ArrayForEach(item, list) {
+		struct site_entry	e = {
+			.host = json_str(item, "host"), .name = json_str(item, "profile"),
+			.stem = json_str(item, "path"), .pid = (uint32_t)json_num(item, "pid"),
+			.start = json_num(item, "start"), .end = json_num(item, "end"),
+			.samples = (uint64_t)json_num(item, "samples"),
+		};
+		const cJSON		*f;
+
+		if (!e.host || !e.name || !e.stem || n >= cap)
+			continue;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(item, "formats"))
+			if (cJSON_IsString(f) && e.nexts < 8)
+				e.exts[e.nexts++] = f->valuestring;
+		if (row_from_entry(&(*rows)[n], &e) == 0)
+			n++;
+		else
+			row_free(&(*rows)[n]);
+	}
+	cJSON_Delete(root);
+	return n;
+}
+
+/* Rows of the sink's index.json; a missing or damaged one is empty. */
+static size_t
+read_manifest(struct sink *s, struct row **rows, size_t extra)
+{
+	char	*data = NULL;
+	size_t	len, n;
+
+	if (sink_get(s, MANIFEST, &data, &len) != 0) {
+		free(data);
+		data = NULL;
+	}
+	n = parse_manifest(data, rows, extra);
+	free(data);
+	return n;
+}
+
+/* Newest first; ties broken by everything else, so the order is stable. */
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct row	*x = a, *y = b;
+	int			c;
+
+	if (x->end != y->end)
+		return x->end < y->end ? 1 : -1;
+	if (x->start != y->start)
+		return x->start < y->start ? 1 : -1;
+	if ((c = strcmp(x->host, y->host)) != 0)
+		return c;
+	if ((c = strcmp(x->name, y->name)) != 0)
+		return c;
+	return strcmp(x->stem, y->stem);
+}
+
+static char *
+manifest_text(const struct row *rows, size_t n)
+{
+	cJSON	*root = cJSON_CreateObject(), *list;
+	char	*text;
+	size_t	i, f;
+
+	cJSON_AddNumberToObject(root, "version", 1);
+	list = cJSON_AddArrayToObject(root, "profiles");
+	for (i = 0; i < n; i++) {
+		cJSON	*o = cJSON_CreateObject(), *fl;
+
+		cJSON_AddStringToObject(o, "host", rows[i].host);
+		cJSON_AddStringToObject(o, "profile", rows[i].name);
+		cJSON_AddNumberToObject(o, "pid", rows[i].pid);
+		cJSON_AddNumberToObject(o, "start", rows[i].start);
+		cJSON_AddNumberToObject(o, "end", rows[i].end);
+		cJSON_AddNumberToObject(o, "samples", (double)rows[i].samples);
+		cJSON_AddStringToObject(o, "path", rows[i].stem);
+		fl = cJSON_AddArrayToObject(o, "formats");
+		for (f = 0; f < rows[i].nexts; f++)
+			cJSON_AddItemToArray(fl, cJSON_CreateString(rows[i].exts[f]));
+		cJSON_AddItemToArray(list, o);
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	return text;
+}
+
+static void
+html_row(struct membuf *m, const struct row *r)
+{
+	char	from[32], to[32];
+	size_t	f;
+
+	utc_strftime(r->start, "%Y-%m-%d %H:%M:%S", from, sizeof(from));
+	utc_strftime(r->end, r->end - r->start < 86400 ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
+		     to, sizeof(to));
+	if (r->start == r->end)		/* folded input: one point in time */
+		membuf_printf(m, "<tr><td>%s</td><td>", from);
+	else
+		membuf_printf(m, "<tr><td>%s &#8211; %s</td><td>", from, to);
+	xml_escape(m, r->host);
+	membuf_puts(m, "</td><td>");
+	xml_escape(m, r->name);
+	if (r->pid)
+		membuf_printf(m, " (%u)", r->pid);
+	membuf_printf(m, "</td><td class=\"n\">%llu</td><td>", (unsigned long long)r->samples);
+	for (f = 0; f < r->nexts; f++) {
+		membuf_puts(m, "<a href=\"");
+		xml_escape(m, r->stem);
+		membuf_puts(m, ".");
+		xml_escape(m, r->exts[f]);
+		membuf_puts(m, "\">");
+		xml_escape(m, r->exts[f]);
+		membuf_puts(m, "</a> ");
+	}
+	membuf_puts(m, "</td></tr>\n");
+}
+
+static void
+html_text(struct membuf *m, const struct row *rows, size_t n)
+{
+	size_t	i;
+
+	membuf_puts(m,
+		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<title>Flame graphs</title>\n<style>\n"
+		"body{font-family:sans-serif;margin:1em 2em}\n"
+		"table{border-collapse:collapse}\n"
+		"td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #ddd}\n"
+		"td.n{text-align:right}\n"
+		"</style>\n</head>\n<body>\n<h1>Flame graphs</h1>\n");
+	membuf_printf(m, "<p>%zu profile%s, newest first; times in UTC.</p>\n", n, n == 1 ? "" : "s");
+	membuf_puts(m, "<table id=\"profiles\">\n<thead><tr><th>Time range</th><th>Host</th>"
+		       "<th>Profile</th><th>Samples</th><th>Files</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < n; i++)
+		html_row(m, &rows[i]);
+	membuf_puts(m, "</tbody>\n</table>\n</body>\n</html>\n");
+}
+
+static struct site_entry
+entry_of_row(const struct row *r)
+{
+	struct site_entry	e = {
+		.host = r->host, .name = r->name, .pid = r->pid, .start = r->start,
+		.end = r->end, .samples = r->samples, .stem = r->stem, .nexts = r->nexts,
+	};
+
+	for (size_t i = 0; i < r->nexts; i++)
+		e.exts[i] = r->exts[i];
+	return e;
+}
+
+/* Replace rows with the same stem (a period rewritten), append the rest. */
+static size_t
+merge(struct row *rows, size_t n, const struct site_entry *e, size_t ne)
+{
+	size_t	i, j;
+
+	for (j = 0; j < ne; j++) {
+		for (i = 0; i < n && strcmp(rows[i].stem, e[j].stem) != 0; i++)
+			;
+		if (i < n)
+			row_free(&rows[i]);
+		if (row_from_entry(&rows[i], &e[j]) < 0) {
+			row_free(&rows[i]);
+			if (i < n)	/* keep the array dense */
+				rows[i] = rows[--n];
+			continue;
+		}
+		if (i == n)
+			n++;
+	}
+	return n;
+}
+
+static void
+rows_free(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		row_free(&rows[i]);
+	free(rows);
+}
+
+/* Sort and trim rows, then both files' text; -1 when out of memory. */
+static int
+render(struct row *rows, size_t *n, char **json, struct membuf *html)
+{
+	qsort(rows, *n, sizeof(*rows), row_cmp);
+	while (*n > SITE_MAX_ENTRIES)
+		row_free(&rows[--*n]);
+	membuf_init(html);
+	html_text(html, rows, *n);
+	*json = manifest_text(rows, *n);
+	if (*json == NULL || html->failed) {
+		free(*json);
+		*json = NULL;
+		membuf_free(html);
+		return -1;
+	}
+	return 0;
+}
+
+int
+site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, size_t errlen)
+{
+	struct row	*rows = NULL;
+	struct membuf	html;
+	char		*json;
+	size_t		n;
+	int		sts = -1;
+
+	sink_lock(s);	/* two runs writing one DIR must not drop each other's rows */
+	n = read_manifest(s, &rows, ne);
+	if (rows == NULL) {
+		sink_unlock(s);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = merge(rows, n, e, ne);
+	if (render(rows, &n, &json, &html) < 0)
+		snprintf(err, errlen, "out of memory");
+	else {
+		if (sink_put(s, MANIFEST, "application/json", json, strlen(json), err, errlen) == 0 &&
+		    sink_put(s, "index.html", "text/html; charset=utf-8", html.data, html.len,
+			     err, errlen) == 0)
+			sts = 0;
+		free(json);
+		membuf_free(&html);
+	}
+	sink_unlock(s);
+	rows_free(rows, n);
+	return sts;
+}
+
+int
+site_merge_text(const char *newer, const char *older, char **json, struct membuf *html)
+{
+	struct row	*old_rows, *new_rows;
+	size_t		nold, nnew, n;
+	int		sts = -1;
+
+	nnew = parse_manifest(newer, &new_rows, 0);
+	nold = parse_manifest(older, &old_rows, nnew);
+	if (new_rows != NULL && old_rows != NULL) {
+		n = nold;
+		for (size_t i = 0; i < nnew; i++) {
+			struct site_entry	e = entry_of_row(&new_rows[i]);
+
+			n = merge(old_rows, n, &e, 1);
+		}
+		sts = render(old_rows, &n, json, html);
+		nold = n;
+	}
+	if (new_rows != NULL)
+		rows_free(new_rows, nnew);
+	if (old_rows != NULL)
+		rows_free(old_rows, nold);
+	return sts;
+}

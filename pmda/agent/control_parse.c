@@ -1,0 +1,136 @@
+/*
+ * control_parse.c - validation of stored control values (see header).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcp/pmapi.h>
+#include "control_parse.h"
+#include "stackprof.h"
+
+int
+control_parse_uint(const char *text, unsigned lo, unsigned hi, unsigned *out)
+{
+	const char	*p = text;
+	unsigned long	v;
+	char		*end;
+
+	if (text == NULL)
+		return PM_ERR_CONV;
+	while (isspace((unsigned char)*p))
+		p++;
+	/* strtoul accepts "-5" as a huge number: allow digits only */
+	if (!isdigit((unsigned char)*p))
+		return PM_ERR_CONV;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end != '\0')
+		return PM_ERR_CONV;
+	if (errno == ERANGE || v < lo || v > hi)
+		return PM_ERR_BADSTORE;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int
+pid_seen(const pid_t *pids, size_t n, pid_t pid)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Parse one comma-separated field into a PID > 0. */
+static int
+parse_one_pid(const char *field, size_t len, pid_t *pid)
+{
+	char		buf[32];
+	unsigned	v;
+	int		sts;
+
+	if (len >= sizeof(buf))
+		return PM_ERR_BADSTORE;
+	memcpy(buf, field, len);
+	buf[len] = '\0';
+	if ((sts = control_parse_uint(buf, 1, INT_MAX, &v)) < 0)
+		return sts == PM_ERR_CONV ? PM_ERR_BADSTORE : sts;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+int
+control_parse_pids(const char *text, pid_t **pids, size_t *n)
+{
+	pid_t		*out = NULL;
+	size_t		count = 0;
+	const char	*p = text, *comma;
+	int		sts;
+
+	if (text == NULL || strlen(text) > CONTROL_TEXT_MAX)
+		return PM_ERR_BADSTORE;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '\0') {
+		*pids = NULL;
+		*n = 0;
+		return 0;
+	}
+	if ((out = calloc(CONTROL_PIDS_MAX, sizeof(*out))) == NULL)
+		return -ENOMEM;
+	for (;;) {
+		pid_t	pid;
+		size_t	len;
+
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if ((sts = parse_one_pid(p, len, &pid)) < 0)
+			goto fail;
+		if (!pid_seen(out, count, pid)) {
+			if (count == CONTROL_PIDS_MAX) {
+				sts = PM_ERR_BADSTORE;
+				goto fail;
+			}
+			out[count++] = pid;
+		}
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	*pids = out;
+	*n = count;
+	return 0;
+fail:
+	free(out);
+	return sts;
+}
+
+int
+control_check_regex(const char *text)
+{
+	regex_t	re;
+
+	if (text == NULL || strlen(text) > CONTROL_TEXT_MAX)
+		return PM_ERR_BADSTORE;
+	if (*text == '\0')
+		return 0;
+	if (regcomp(&re, text, REG_EXTENDED | REG_NOSUB) != 0)
+		return PM_ERR_BADSTORE;
+	regfree(&re);
+	return 0;
+}
+
+int
+control_check_slots(unsigned slots)
+{
+	if (slots < 1 || slots > SP_HEATMAP_MAX_SLOTS || 1000 % slots != 0)
+		return PM_ERR_BADSTORE;
+	return 0;
+}

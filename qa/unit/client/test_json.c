@@ -1,0 +1,185 @@
+/*
+ * test_json.c - ProfileTracing JSON, byte for byte, for hand-written
+ * profiles: recursion and shared prefixes in one process with two threads,
+ * the host view, names that need escaping, exact 64-bit values, and an
+ * empty profile.  Then the same output read back with cJSON, field by
+ * field, as a dashboard would.
+ */
+#include <stdlib.h>
+#include <cjson/cJSON.h>
+#include "unit.h"
+#include "emit/emit.h"
+#include "flame_input.h"
+
+static char *
+json_of(const char *folded)
+{
+	struct flame_tree	*t = tree_from(folded);
+	struct membuf		out;
+	char			*s;
+
+	membuf_init(&out);
+	if (t == NULL || emit_json(t, &out) != 0) {
+		flame_tree_free(t);
+		membuf_free(&out);
+		return NULL;
+	}
+	flame_tree_free(t);
+	s = strdup(out.data);
+	membuf_free(&out);
+	return s;
+}
+
+static void
+check_json(const char *folded, const char *want)
+{
+	char	*got = json_of(folded);
+
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void
+test_process_view(void)
+{
+	check_json(
+		"proc;[t] main;main;foo;bar 3\n"
+		"proc;[t] main;main;foo 2\n"
+		"proc;[t] main;main;baz 1\n"
+		"proc;[t] worker;start;foo;foo;foo 4\n",
+		"{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":\"\",\"result\":{"
+		"\"functions\":[\"proc\",\"[t] main\",\"main\",\"baz\",\"foo\",\"bar\","
+		"\"[t] worker\",\"start\"],"
+		"\"function_types\":[\"P\",\"T\",\"A\",\"A\",\"A\",\"A\",\"T\",\"A\"],"
+		"\"function_values\":{\"columns\":[\"self_value\",\"total_value\"],"
+		"\"values\":[[0,100000],[0,60000],[0,60000],[10000,10000],[60000,90000],"
+		"[30000,30000],[0,40000],[0,40000]]},"
+		"\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
+		"\"self_value\",\"total_value\"],"
+		"\"values\":[[0,-1,0,100000],[1,0,0,60000],[2,1,0,60000],[3,2,10000,10000],"
+		"[4,2,20000,50000],[5,4,30000,30000],[6,0,0,40000],[7,6,0,40000],"
+		"[4,7,0,40000],[4,8,0,40000],[4,9,40000,40000]]}},\"debug\":null}\n");
+}
+
+static void
+test_host_view(void)
+{
+	check_json(
+		"Total;[p] nginx;[t] nginx;[k] do_syscall_64 2\n"
+		"Total;[p] nginx;[t] worker;[l] write;[k] ksys_write 3\n"
+		"Total;[p] redis;[t] redis;[unknown] 0x0000000000001234 1\n",
+		"{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":\"\",\"result\":{"
+		"\"functions\":[\"Total\",\"[p] nginx\",\"[t] nginx\",\"[k] do_syscall_64\","
+		"\"[t] worker\",\"[l] write\",\"[k] ksys_write\",\"[p] redis\",\"[t] redis\","
+		"\"[unknown] 0x0000000000001234\"],"
+		"\"function_types\":[\"H\",\"P\",\"T\",\"K\",\"T\",\"L\",\"K\",\"P\",\"T\",\"?\"],"
+		"\"function_values\":{\"columns\":[\"self_value\",\"total_value\"],"
+		"\"values\":[[0,60000],[0,50000],[0,20000],[20000,20000],[0,30000],[0,30000],"
+		"[30000,30000],[0,10000],[0,10000],[10000,10000]]},"
+		"\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
+		"\"self_value\",\"total_value\"],"
+		"\"values\":[[0,-1,0,60000],[1,0,0,50000],[2,1,0,20000],[3,2,20000,20000],"
+		"[4,1,0,30000],[5,4,0,30000],[6,5,30000,30000],[7,0,0,10000],[8,7,0,10000],"
+		"[9,8,10000,10000]]}},\"debug\":null}\n");
+}
+
+/* Quotes and backslashes are JSON-escaped; control characters and invalid
+ * UTF-8 become U+FFFD so strict parsers accept the file. */
+static void
+test_escaping(void)
+{
+	check_json("p;a\"b\\c\x01\xff 1\n",
+		"{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":\"\",\"result\":{"
+		"\"functions\":[\"p\",\"a\\\"b\\\\c\xef\xbf\xbd\xef\xbf\xbd\"],"
+		"\"function_types\":[\"P\",\"A\"],"
+		"\"function_values\":{\"columns\":[\"self_value\",\"total_value\"],"
+		"\"values\":[[0,10000],[10000,10000]]},"
+		"\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
+		"\"self_value\",\"total_value\"],"
+		"\"values\":[[0,-1,0,10000],[1,0,10000,10000]]}},\"debug\":null}\n");
+}
+
+/* Values past 2^53 stay exact (cJSON's doubles would round them). */
+static void
+test_big_values(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	const char		*path[] = { "p", "f" };
+	struct membuf		out;
+
+	membuf_init(&out);
+	CHECK_INT(flame_tree_add(t, path, 2, 1, 9007199254740993ULL), 0);
+	CHECK_INT(flame_tree_finish(t), 0);
+	CHECK_INT(emit_json(t, &out), 0);
+	CHECK(out.data && strstr(out.data, "[1,0,9007199254740993,9007199254740993]"));
+	membuf_free(&out);
+	flame_tree_free(t);
+}
+
+static void
+test_empty(void)
+{
+	check_json("",
+		"{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":\"\",\"result\":{"
+		"\"functions\":[],\"function_types\":[],"
+		"\"function_values\":{\"columns\":[\"self_value\",\"total_value\"],\"values\":[]},"
+		"\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
+		"\"self_value\",\"total_value\"],\"values\":[]}},\"debug\":null}\n");
+}
+
+/* Read back as a consumer would: keys in DeepFlow's order, and the tree
+ * invariants (a node's total is its self plus its children's totals). */
+static void
+test_parse_back(void)
+{
+	char	*text = json_of(
+		"Total;[p] a;[t] a;x;y 5\nTotal;[p] a;[t] b;x 2\nTotal;[p] b;[t] b;[k] z 7\n");
+	cJSON	*doc = text ? cJSON_Parse(text) : NULL, *item, *values;
+	static const char *const keys[] = { "OPT_STATUS", "DESCRIPTION", "result", "debug" };
+	static const char *const rkeys[] = {
+		"functions", "function_types", "function_values", "node_values"
+	};
+	long long	sum[16] = { 0 };
+	int		i, n;
+
+	CHECK(doc != NULL);
+	if (doc == NULL) {
+		free(text);
+		return;
+	}
+	for (i = 0, item = doc->child; i < 4; i++, item = item ? item->next : NULL)
+		CHECK_STR(item ? item->string : NULL, keys[i]);
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(doc, "debug")));
+	item = cJSON_GetObjectItem(doc, "result");
+	for (i = 0, item = item->child; i < 4; i++, item = item ? item->next : NULL)
+		CHECK_STR(item ? item->string : NULL, rkeys[i]);
+	values = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "result"),
+				     "node_values"), "values");
+	n = cJSON_GetArraySize(values);
+	CHECK_INT(n, 10);
+	for (i = 0; i < n && i < 16; i++) {	/* children's totals into parents */
+		cJSON *row = cJSON_GetArrayItem(values, i);
+		int parent = cJSON_GetArrayItem(row, 1)->valueint;
+
+		sum[i] += cJSON_GetArrayItem(row, 2)->valueint;
+		if (parent >= 0)
+			sum[parent] += cJSON_GetArrayItem(row, 3)->valueint;
+	}
+	for (i = 0; i < n && i < 16; i++)
+		CHECK_INT(sum[i], cJSON_GetArrayItem(cJSON_GetArrayItem(values, i), 3)->valueint);
+	CHECK_INT(cJSON_GetArrayItem(cJSON_GetArrayItem(values, 0), 3)->valueint, 140000);
+	cJSON_Delete(doc);
+	free(text);
+}
+
+int
+main(void)
+{
+	test_process_view();
+	test_host_view();
+	test_escaping();
+	test_big_values();
+	test_empty();
+	test_parse_back();
+	return unit_report("test_json");
+}

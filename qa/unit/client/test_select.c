@@ -1,0 +1,156 @@
+/*
+ * test_select.c - selection and the shape of profiles: process root, host
+ * view (Total -> [p] -> [t] -> frames) with totals as the sum of the
+ * children, one profile per process, and the --process/--pid/--event
+ * filters.  Trees are read back through tree.h, path by path.
+ */
+#include <stdlib.h>
+#include "unit.h"
+#include "profile/select.h"
+
+/* "a;b;c self_samples/self_us" per node with self samples, pre-order. */
+static void
+paths(const struct flame_tree *t, char *out, size_t len)
+{
+	const char	*path[64];
+	size_t		i, d, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < flame_tree_nnodes(t); i++) {
+		const struct flame_node	*n = flame_tree_node(t, i);
+
+		if (n->depth >= 64)
+			continue;
+		path[n->depth] = flame_tree_function(t, n->function)->name;
+		if (n->self_samples == 0)
+			continue;
+		for (d = 0; d <= n->depth; d++)
+			used += (size_t)snprintf(out + used, len - used, "%s%s",
+						 d ? ";" : "", path[d]);
+		used += (size_t)snprintf(out + used, len - used, " %llu/%llu\n",
+					 (unsigned long long)n->self_samples,
+					 (unsigned long long)n->self_us);
+	}
+}
+
+static const struct stack_sample samples[] = {
+	{ "h1", "java", "main", "run;work", "on-cpu", 10, 11, 3, 30000, 0 },
+	{ "h1", "java", "gc", "gcloop", "on-cpu", 10, 12, 2, 20000, 0 },
+	{ "h1", "java", "main", "run;work", "on-cpu", 20, 21, 1, 10000, 0 },
+	{ "h1", "nginx", "nginx", "[k] read", "on-cpu", 30, 30, 4, 40000, 0 },
+	{ "h1", "javac", "javac", "x", "off-cpu", 40, 40, 9, 90000, 0 },
+	{ "h2", "java", "main", "run", "on-cpu", 50, 50, 5, 50000, 0 },
+};
+#define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
+
+static size_t
+build(const struct select_options *o, struct profile **p)
+{
+	char			err[128];
+	struct selection	*sel = selection_new(o, err, sizeof(err));
+	size_t			i, n = 0;
+
+	CHECK(sel != NULL);
+	for (i = 0; i < NSAMPLES; i++)
+		CHECK_INT(selection_add(sel, &samples[i]), 0);
+	CHECK_INT(selection_take(sel, p, &n), 0);
+	CHECK_INT(selection_samples(sel), 0);	/* emptied for the next period */
+	selection_free(sel);
+	return n;
+}
+
+static void
+test_default(void)
+{
+	struct select_options	o = { .event = "on-cpu" };
+	struct profile		*p;
+	char			text[1024];
+	size_t			n = build(&o, &p);
+
+	/* h1 has two processes: host view; h2 has one: rooted at it */
+	CHECK_INT(n, 2);
+	CHECK_STR(p[0].host, "h1");
+	CHECK_STR(p[0].name, "Total");
+	CHECK_INT(p[0].samples, 10);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[p] nginx;[t] nginx;[k] read 4/40000\n");
+	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_samples, 10);
+	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_us, 100000);
+	CHECK_INT(function_type(flame_tree_function(p[0].tree, 0)->name, 1), 'H');
+	CHECK_STR(p[1].host, "h2");
+	CHECK_STR(p[1].name, "java");
+	paths(p[1].tree, text, sizeof(text));
+	CHECK_STR(text, "java;[t] main;run 5/50000\n");
+	profiles_free(p, n);
+}
+
+static void
+test_process_and_total(void)
+{
+	struct select_options	o = { .process = "java", .total = true, .event = "on-cpu" };
+	struct profile		*p;
+	char			text[1024];
+	size_t			n = build(&o, &p);
+
+	CHECK_INT(n, 2);	/* h1 and h2, both as host views of java only */
+	CHECK_STR(p[0].name, "Total");
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[p] java;[t] main;run;work 4/40000\n");
+	profiles_free(p, n);
+
+	/* the regex matches whole names: "jav" selects nothing */
+	o = (struct select_options){ .process = "jav" };
+	n = build(&o, &p);
+	CHECK_INT(n, 0);
+	profiles_free(p, n);
+	o = (struct select_options){ .process = "java.*" };	/* any event */
+	n = build(&o, &p);
+	CHECK_INT(n, 2);
+	CHECK_INT(p[0].samples, 15);	/* java 6 + javac 9 on h1 */
+	profiles_free(p, n);
+}
+
+static void
+test_multi_instance_and_pid(void)
+{
+	uint32_t		pids[] = { 10, 30 };
+	struct select_options	o = { .multi_instance = true, .pids = pids, .npids = 2,
+				      .event = "on-cpu" };
+	struct profile		*p;
+	char			text[1024];
+	size_t			n = build(&o, &p);
+
+	CHECK_INT(n, 2);
+	CHECK_STR(p[0].name, "java");
+	CHECK_INT(p[0].pid, 10);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text, "java;[t] gc;gcloop 2/20000\njava;[t] main;run;work 3/30000\n");
+	CHECK_STR(p[1].name, "nginx");
+	CHECK_INT(p[1].pid, 30);
+	profiles_free(p, n);
+}
+
+static void
+test_bad_regex(void)
+{
+	struct select_options	o = { .process = "(" };
+	char			err[128];
+
+	CHECK(selection_new(&o, err, sizeof(err)) == NULL);
+	CHECK(strncmp(err, "--process (: ", 13) == 0);
+}
+
+int
+main(void)
+{
+	test_default();
+	test_process_and_total();
+	test_multi_instance_and_pid();
+	test_bad_regex();
+	return unit_report("test_select");
+}

@@ -1,0 +1,97 @@
+/*
+ * test_control_parse - every kind of hostile stackprof.control.* value is
+ * refused with the right PCP error and leaves the output untouched.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <pcp/pmapi.h>
+#include "unit.h"
+#include "agent/control_parse.h"
+
+static void
+test_uint(void)
+{
+	unsigned	v = 7;
+
+	CHECK_INT(control_parse_uint("99", 1, 1000, &v), 0);
+	CHECK_INT(v, 99);
+	CHECK_INT(control_parse_uint(" 1000 ", 1, 1000, &v), 0);
+	CHECK_INT(v, 1000);
+	v = 7;
+	CHECK_INT(control_parse_uint("0", 1, 1000, &v), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_uint("1001", 1, 1000, &v), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_uint("99999999999999999999999", 1, 1000, &v), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_uint("-5", 1, 1000, &v), PM_ERR_CONV);
+	CHECK_INT(control_parse_uint("+5", 1, 1000, &v), PM_ERR_CONV);
+	CHECK_INT(control_parse_uint("abc", 1, 1000, &v), PM_ERR_CONV);
+	CHECK_INT(control_parse_uint("12abc", 1, 1000, &v), PM_ERR_CONV);
+	CHECK_INT(control_parse_uint("", 1, 1000, &v), PM_ERR_CONV);
+	CHECK_INT(control_parse_uint(NULL, 1, 1000, &v), PM_ERR_CONV);
+	CHECK_INT(v, 7);	/* untouched by every failure */
+}
+
+static void
+test_pids(void)
+{
+	pid_t	*pids = NULL;
+	size_t	n = 99;
+	char	*big;
+	int	i;
+
+	CHECK_INT(control_parse_pids("", &pids, &n), 0);
+	CHECK_INT(n, 0);
+	CHECK(pids == NULL);
+	CHECK_INT(control_parse_pids(" 12, 34,12 ,56", &pids, &n), 0);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_INT(pids[0], 12);
+		CHECK_INT(pids[1], 34);
+		CHECK_INT(pids[2], 56);
+	}
+	free(pids);
+	pids = NULL;
+	n = 99;
+	CHECK_INT(control_parse_pids("1,0", &pids, &n), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_pids("-3", &pids, &n), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_pids("1,,2", &pids, &n), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_pids("1,x", &pids, &n), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_pids("1,", &pids, &n), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_pids("4294967296", &pids, &n), PM_ERR_BADSTORE);
+	CHECK_INT(control_parse_pids("123456789012345678901234567890123", &pids, &n), PM_ERR_BADSTORE);
+	CHECK(pids == NULL);
+	CHECK_INT(n, 99);
+
+	/* more distinct PIDs than one store may name */
+	big = malloc(CONTROL_PIDS_MAX * 8 + 16);
+	big[0] = '\0';
+	for (i = 1; i <= CONTROL_PIDS_MAX + 1; i++)
+		sprintf(big + strlen(big), "%s%d", i > 1 ? "," : "", i);
+	CHECK_INT(control_parse_pids(big, &pids, &n), PM_ERR_BADSTORE);
+	free(big);
+}
+
+static void
+test_regex_and_slots(void)
+{
+	CHECK_INT(control_check_regex(""), 0);
+	CHECK_INT(control_check_regex("^stackprof_(demo|short)$"), 0);
+	CHECK_INT(control_check_regex("("), PM_ERR_BADSTORE);
+	CHECK_INT(control_check_regex("a{2,1}"), PM_ERR_BADSTORE);
+	CHECK_INT(control_check_regex(NULL), PM_ERR_BADSTORE);
+
+	CHECK_INT(control_check_slots(50), 0);
+	CHECK_INT(control_check_slots(1), 0);
+	CHECK_INT(control_check_slots(1000), 0);
+	CHECK_INT(control_check_slots(0), PM_ERR_BADSTORE);
+	CHECK_INT(control_check_slots(7), PM_ERR_BADSTORE);
+	CHECK_INT(control_check_slots(2000), PM_ERR_BADSTORE);
+}
+
+int
+main(void)
+{
+	test_uint();
+	test_pids();
+	test_regex_and_slots();
+	return unit_report("test_control_parse");
+}

@@ -1,0 +1,58 @@
+/*
+ * test_drain_fold - a sampled stack is folded root first: user frames
+ * outermost first, then kernel frames outermost first, named by the real
+ * symbolizer; a stack with no frames still gets one.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "unit.h"
+#include "agent/drain.h"
+#include "sampler/sampler.h"
+#include "symbolizer/symbolize.h"
+
+/* noinline, global: real functions with symbols in this executable */
+static volatile int	sink;
+__attribute__((noinline)) void fold_outer(void) { for (int i = 0; i < 8; i++) sink += i * 3; }
+__attribute__((noinline)) void fold_inner(void) { for (int i = 0; i < 8; i++) sink += i * 5; }
+
+int
+main(void)
+{
+	struct symbolizer	*sym = symbolizer_new(8u << 20);
+	struct sp_stack_key	key = { .tgid = (uint32_t)getpid(), .tid = (uint32_t)getpid() };
+	/* innermost first, as the kernel records them; +4 stays inside */
+	uint64_t		user[2] = { (uint64_t)(uintptr_t)fold_inner + 4,
+					    (uint64_t)(uintptr_t)fold_outer + 4 };
+	struct sampled_stack	st = { .key = &key, .count = 3, .user_ips = user, .nuser = 2 };
+	char			*buf = NULL;
+	size_t			cap = 0;
+
+	CHECK(sym != NULL);
+	symbolizer_note_process(sym, (pid_t)key.tgid);
+	CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+	CHECK_STR(buf, "fold_outer;fold_inner");
+
+	/* kernel frames follow the user ones; their names start "[k] " */
+	{
+		uint64_t	kernel[1] = { 0xffffffffffff0000ull };
+		char		*semi;
+
+		st.kernel_ips = kernel;
+		st.nkernel = 1;
+		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+		CHECK(strncmp(buf, "fold_outer;fold_inner;", 22) == 0);
+		semi = strrchr(buf, ';');
+		CHECK(semi != NULL && semi[1] == '[');
+	}
+
+	/* both stacks lost: the samples still show, as one frame */
+	st.nuser = st.nkernel = 0;
+	CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+	CHECK_STR(buf, "[unknown]");
+
+	free(buf);
+	symbolizer_free(sym);
+	return unit_report("test_drain_fold");
+}

@@ -1,0 +1,108 @@
+/*
+ * test_events - the stackprof.oncpu.stacks queue: every reader sees every
+ * record appended after its first fetch exactly once, whatever its fetch
+ * rate; the memory bound drops the oldest and tells the reader.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+#include "unit.h"
+#include "agent/events.h"
+
+/* Fetch as client ctx; return the records, count "missed" ones apart. */
+static int
+fetch_count(int ctx, int *missed)
+{
+	pmAtomValue	atom;
+	pmValueSet	vset;
+	pmResult	**res;
+	int		sts = events_fetch(ctx, &atom), i, n = 0, nrec;
+
+	*missed = 0;
+	if (sts != PMDA_FETCH_STATIC)
+		return 0;
+	memset(&vset, 0, sizeof(vset));
+	vset.numval = 1;
+	vset.valfmt = PM_VAL_DPTR;
+	vset.vlist[0].value.pval = atom.vbp;
+	if ((nrec = pmUnpackEventRecords(&vset, 0, &res)) < 0)
+		return -1;
+	for (i = 0; i < nrec; i++) {
+		int	j, ours = 0;
+
+		/* ours carry the stack parameter; the "missed N" record does not */
+		for (j = 0; j < res[i]->numpmid; j++)
+			ours |= res[i]->vset[j]->pmid == pmID_build(170, 1, 10);
+		if (ours)
+			n++;
+		else
+			(*missed)++;
+	}
+	pmFreeEventResult(res);
+	return n;
+}
+
+static void
+append(int n)
+{
+	struct stack_event	ev = { .stack = "main;f", .count = 1, .value_us = 10101,
+				       .pid = 1, .tid = 1, .comm = "a", .process = "a" };
+	struct timeval		now;
+	int			i;
+
+	gettimeofday(&now, NULL);
+	for (i = 0; i < n; i++)
+		CHECK_INT(events_append(&ev, &now), 0);
+}
+
+int
+main(void)
+{
+	pmID	params[EP_NPARAMS];
+	int	i, missed;
+
+	for (i = 0; i < EP_NPARAMS; i++)
+		params[i] = pmID_build(170, 1, 10 + i);
+	CHECK_INT(events_init(params, 4096), 0);
+
+	append(3);				/* nobody reads yet: not kept */
+	CHECK_INT(fetch_count(1, &missed), 0);	/* client 1 registers */
+	CHECK_INT(fetch_count(2, &missed), 0);	/* client 2 registers */
+	append(2);
+	CHECK_INT(fetch_count(1, &missed), 2);
+	CHECK_INT(fetch_count(1, &missed), 0);	/* fast client: nothing twice */
+	append(1);
+	CHECK_INT(fetch_count(1, &missed), 1);
+	CHECK_INT(fetch_count(2, &missed), 3);	/* slow client: all three once */
+	CHECK_INT(missed, 0);
+	CHECK_INT(fetch_count(2, &missed), 0);
+
+	/* neither fetches while 200 records arrive; 4 KB hold about 40 */
+	append(200);
+	i = fetch_count(1, &missed);
+	CHECK(i > 0 && i < 200);
+	CHECK_INT(missed, 1);			/* one "missed" record */
+	i = fetch_count(2, &missed);
+	CHECK(i > 0 && i < 200);
+	CHECK_INT(missed, 1);
+	{
+		pmAtomValue	a;
+
+		events_stat_dropped(&a);
+		CHECK_INT(a.ull + i, 200);	/* dropped + kept = appended */
+		events_stat_records(&a);
+		CHECK_INT(a.ul, 206);
+	}
+	events_client_end(1);
+	events_client_end(2);
+	append(1);				/* no readers left: nothing kept */
+	{
+		pmAtomValue	a;
+
+		events_stat_memory(&a);
+		CHECK_INT(a.ull, 0);
+	}
+	return unit_report("test_events");
+}
