@@ -298,6 +298,7 @@ build(Elf *elf, int debug_fd, struct unwind_table *t, struct unwind_build_stats 
 	cfi_fdes_free(&l);
 	close_input(&in);
 	if (r == 0) {
+		unwind_builder_trim(&w.b);
 		*t = w.b.t;
 		st->rows = t->nrows;
 		for (size_t i = 0; i < t->nrows; i++)
