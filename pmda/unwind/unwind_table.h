@@ -88,4 +88,15 @@ void unwind_table_free(struct unwind_table *t);
  * tests and user space).  Past the last FDE the covering row is NONE. */
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc);
 
+/*
+ * The identity tables are shared by, as a string: "build-id:HEX" when the
+ * file has a GNU build-id note, else "inode:DEV:INO:SIZE:MTIME" (a file
+ * rewritten in place changes identity).  id must hold UNWIND_FILE_ID_LEN
+ * bytes.  Returns 0, or -1 when it is shorter or fd cannot be stat'ed.  The
+ * _mem variant (the vDSO) has only the build-id, and returns -1 without.
+ */
+#define UNWIND_FILE_ID_LEN	160
+int unwind_file_id(int fd, char *id, size_t len);
+int unwind_file_id_mem(const void *image, size_t len, char *id, size_t idlen);
+
 #endif /* UNWIND_TABLE_H */

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 #include "unwind/unwind_table.h"
 
@@ -98,6 +99,24 @@ cfi_table_sane(const struct unwind_table *t)
 			return false;
 	}
 	return t->nrows == 0 || t->rows[t->nrows - 1].cfa_type == SP_CFA_NONE;
+}
+
+/* Our own vDSO and its length (from /proc/self/maps); NULL if none. */
+static inline const void *
+cfi_vdso(size_t *len)
+{
+	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo, hi;
+
+	*len = 0;
+	while (maps && fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			*len = hi - lo;
+	if (maps)
+		fclose(maps);
+	return *len ? vdso : NULL;
 }
 
 #endif /* CFI_TESTLIB_H */

@@ -12,7 +12,6 @@
 #include <link.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/auxv.h>
 #include "unit.h"
 #include "sym_testlib.h"
 #include "cfi_readelf.h"
@@ -266,26 +265,16 @@ test_program(void)
 static void
 test_vdso(void)
 {
-	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
-	char line[512];
-	unsigned long lo, hi, len = 0;
+	size_t len;
+	const void *vdso = cfi_vdso(&len);
 	struct unwind_table t;
 	struct unwind_build_stats st;
 	char err[256];
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int fd;
 
-	while (maps && fgets(line, sizeof(line), maps))
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			len = hi - lo;
-	if (maps)
-		fclose(maps);
-	CHECK(vdso != NULL && len > 0);
-	if (vdso == NULL || len == 0)
+	CHECK(vdso != NULL);
+	if (vdso == NULL)
 		return;
-	fd = open(spath("vdso.so"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, vdso, len) == (ssize_t)len);
-	close(fd);
+	spill(spath("vdso.so"), vdso, len);
 	CHECK_INT(unwind_table_build_mem(vdso, len, &t, &st, err, sizeof(err)), 0);
 	CHECK(st.rows > 1);
 	CHECK_INT(re_compare(spath("vdso.so"), ".eh_frame", &t).disagree, 0);
