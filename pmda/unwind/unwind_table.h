@@ -26,8 +26,10 @@
 
 /* One rule, valid from pc up to the next row's pc (link-time vaddr space
  * of the ELF file, i.e. the same space as p_vaddr / st_value).  Rows of
- * types other than SP_CFA_RSP and SP_CFA_RBP carry zero offsets, except
- * SP_CFA_PLT whose cfa_offset is its base, 8. */
+ * types other than SP_CFA_RSP, SP_CFA_RBP and SP_CFA_RBP_DEREF carry zero
+ * offsets, except SP_CFA_PLT whose cfa_offset is its base, 8.  In an
+ * SP_CFA_RBP_DEREF row rbp_offset is relative to RBP, not to the CFA, and
+ * 0 is a slot like any other (see bpf/stackprof.h). */
 struct unwind_row {
 	uint64_t pc;
 	int32_t  cfa_offset;	/* CFA = base register + cfa_offset */
@@ -40,8 +42,8 @@ struct unwind_table {
 	size_t nrows;
 };
 
-/* Number of enum sp_cfa_type values (SP_CFA_NONE is the last). */
-#define UNWIND_CFA_TYPES	(SP_CFA_NONE + 1)
+/* Number of enum sp_cfa_type values (SP_CFA_RBP_DEREF is the last). */
+#define UNWIND_CFA_TYPES	(SP_CFA_RBP_DEREF + 1)
 
 /* Rules met in the CFI that no row can express; each such source row
  * becomes SP_CFA_NONE. */

@@ -90,7 +90,8 @@ cfi_table_sane(const struct unwind_table *t)
 {
 	for (size_t i = 0; i < t->nrows; i++) {
 		const struct unwind_row *r = &t->rows[i];
-		bool offsets = r->cfa_type == SP_CFA_RSP || r->cfa_type == SP_CFA_RBP;
+		bool offsets = r->cfa_type == SP_CFA_RSP || r->cfa_type == SP_CFA_RBP ||
+			       r->cfa_type == SP_CFA_RBP_DEREF;
 
 		if (r->cfa_type >= UNWIND_CFA_TYPES ||
 		    (i > 0 && (r->pc <= r[-1].pc || cfi_same_rule(r, &r[-1]))) ||

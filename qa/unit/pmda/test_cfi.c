@@ -43,6 +43,14 @@ static const char prog_src[] =
 	"  \"nop\\n.cfi_restore %rbp\\n.cfi_escape 0x0f,3,0x77,8,0x06\\n\"\n" /* CFA_EXPRESSION */
 	"  \"nop\\n.cfi_def_cfa %rsp, 8\\n.cfi_undefined %rip\\n\"\n"	/* END */
 	"  \"nop\\n.cfi_endproc\\n.size cfi_odd, .-cfi_odd\\n\"\n"
+	/* GCC's stack realignment: CFA in r10, then loaded from below RBP */
+	"  \".globl cfi_drap\\n.type cfi_drap,@function\\ncfi_drap:\\n.cfi_startproc\\n\"\n"
+	"  \"nop\\n.cfi_def_cfa %r10, 0\\n\"\n"				/* CFA_REGISTER */
+	"  \"nop\\n.cfi_escape 0x10,6,2,0x76,0\\n\"\n"		/* CFA_REGISTER */
+	"  \"nop\\n.cfi_escape 0x0f,3,0x76,0x58,0x06\\n\"\n"	/* DRAP -40, rbp at rbp+0 */
+	"  \"nop\\n.cfi_escape 0x10,6,2,0x76,0x78\\n\"\n"		/* DRAP -40, rbp at rbp-8 */
+	"  \"nop\\n.cfi_offset %rbp, -16\\n\"\n"			/* RBP_RULE */
+	"  \"nop\\n.cfi_endproc\\n.size cfi_drap, .-cfi_drap\\n\"\n"
 	"  \".globl cfi_sig\\n.type cfi_sig,@function\\ncfi_sig:\\n\"\n"
 	"  \".cfi_startproc\\n.cfi_signal_frame\\nnop\\nret\\n.cfi_endproc\\n\"\n"
 	"  \".size cfi_sig, .-cfi_sig\\n\");\n"
@@ -199,17 +207,27 @@ check_program(const char *path, const struct unwind_table *t, bool has_start)
 	}
 }
 
-/* cfi_odd's rows: each rule no row can hold is NONE and counted by kind. */
+/* cfi_odd's rows: each rule no row can hold is NONE and counted by kind;
+ * cfi_drap's: the DRAP expression and RBP relative to RBP. */
 static void
 check_odd(const char *path, const struct unwind_table *t, const struct unwind_build_stats *st)
 {
-	static const int kinds[UNWIND_UNSUP_NR] = {
-		[UNWIND_UNSUP_CFA_REGISTER] = 1, [UNWIND_UNSUP_CFA_EXPRESSION] = 1,
-		[UNWIND_UNSUP_RBP_RULE] = 2, [UNWIND_UNSUP_RA_RULE] = 1, [UNWIND_UNSUP_RANGE] = 2,
+	static const int kinds[UNWIND_UNSUP_NR] = {	/* cfi_odd's, then cfi_drap's */
+		[UNWIND_UNSUP_CFA_REGISTER] = 1 + 2, [UNWIND_UNSUP_CFA_EXPRESSION] = 1,
+		[UNWIND_UNSUP_RBP_RULE] = 2 + 1, [UNWIND_UNSUP_RA_RULE] = 1, [UNWIND_UNSUP_RANGE] = 2,
 	};
 	uint64_t size, odd = symbol(path, "cfi_odd", &size), sig = symbol(path, "cfi_sig", &size);
+	uint64_t drap = symbol(path, "cfi_drap", &size);
+	const struct unwind_row *r;
 
-	CHECK(odd != 0 && sig != 0);
+	CHECK(odd != 0 && sig != 0 && drap != 0);
+	CHECK_INT(cfi_type_at(t, drap + 1), SP_CFA_NONE);
+	CHECK_INT(cfi_type_at(t, drap + 2), SP_CFA_NONE);
+	r = unwind_table_find(t, drap + 3);
+	CHECK(r && r->cfa_type == SP_CFA_RBP_DEREF && r->cfa_offset == -40 && r->rbp_offset == 0);
+	r = unwind_table_find(t, drap + 4);
+	CHECK(r && r->cfa_type == SP_CFA_RBP_DEREF && r->cfa_offset == -40 && r->rbp_offset == -8);
+	CHECK_INT(cfi_type_at(t, drap + 5), SP_CFA_NONE);
 	CHECK_INT(cfi_type_at(t, odd), SP_CFA_RSP);
 	for (int i = 1; i <= 7; i++)
 		CHECK_INT(cfi_type_at(t, odd + i), SP_CFA_NONE);
