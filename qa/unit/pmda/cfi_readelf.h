@@ -43,7 +43,8 @@ struct re_entry {			/* a CIE or an FDE as readelf prints it */
 
 struct re_counts {
 	size_t	fdes;			/* FDEs compared */
-	size_t	rows;			/* readelf rows compared (implicit CIE rows included) */
+	size_t	rows;			/* readelf rows compared, implicit ones included */
+	size_t	implicit;		/* of which CIE rows of FDEs printed without rows */
 	size_t	ours;			/* our rows those covered */
 	size_t	gaps;			/* gaps checked to be NONE */
 	size_t	disagree;
@@ -298,8 +299,10 @@ re_compare(const char *path, const char *section, const struct unwind_table *t)
 		if (end <= f->start)
 			continue;
 		c.fdes++;
-		if (f->nrows == 0 && cie && cie->nrows > 0)
+		if (f->nrows == 0 && cie && cie->nrows > 0) {
 			re_check_range(t, path, f->start, end, &cie->rows[cie->nrows - 1], signal, &c);
+			c.implicit++;
+		}
 		for (size_t k = 0; k < f->nrows && f->rows[k].loc < end; k++) {
 			uint64_t hi = k + 1 < f->nrows && f->rows[k + 1].loc < end ? f->rows[k + 1].loc : end;
 
@@ -315,9 +318,9 @@ re_compare(const char *path, const char *section, const struct unwind_table *t)
 			}
 		}
 	}
-	printf("%s %s: %zu FDEs, %zu readelf rows over %zu of ours, %zu gaps: %zu disagree; "
+	printf("%s %s: %zu FDEs, %zu readelf rows (%zu implicit) over %zu of ours, %zu gaps: %zu disagree; "
 	       "CFA expressions: %zu PLT, %zu DRAP, %zu signal, %zu NONE; %zu END rows\n",
-	       path, section, c.fdes, c.rows, c.ours, c.gaps, c.disagree,
+	       path, section, c.fdes, c.rows, c.implicit, c.ours, c.gaps, c.disagree,
 	       c.exp_plt, c.exp_deref, c.exp_signal, c.exp_none, c.end_rows);
 	free(fdes);
 	re_free(&d);
