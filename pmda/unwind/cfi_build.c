@@ -22,7 +22,7 @@
 #include "cfi_internal.h"
 
 /*
- * Bound on the CFI bytes libdw may interpret for one file (~1.5 s here).
+ * Bound on the CFI bytes libdw may interpret for one file (~1.4 s here).
  * The most any of the 1,891 x86-64 ELF files on the build machine needs is
  * 225 MB (gcc's cc1plus; lto-dump has an FDE of 6,678 rows); liblapack
  * needs 290 bytes per byte of .eh_frame, so no per-byte bound would do.
