@@ -28,8 +28,8 @@ struct event_measure {
 const struct event_measure *event_measure(const char *event);
 
 /*
- * Each appends to out and returns 0, -ENOMEM, or -ERANGE when a value
- * does not fit the format's integers.  o may be NULL (defaults).
+ * Each appends to out and returns 0 or -ENOMEM; emit_pprof also -ERANGE
+ * when a value does not fit int64 nanoseconds.  o may be NULL (defaults).
  */
 
 /* gzipped profile.proto (*.pb.gz). */
