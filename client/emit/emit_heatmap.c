@@ -175,9 +175,9 @@ stacks_text(const struct heatmap *hm, struct membuf *out)
 	uint32_t	prev;
 
 	membuf_puts(out, "<sp:frames>");
-	for (i = 0; i < hm->nframes; i++) {
+	for (i = 0; i < heatmap_nframes(hm); i++) {
 		membuf_puts(out, "<sp:f>");
-		xml_escape(out, hm->frames[i]);
+		xml_escape(out, heatmap_frame(hm, i));
 		membuf_puts(out, "</sp:f>");
 	}
 	membuf_puts(out, "</sp:frames>\n<sp:nodes>");

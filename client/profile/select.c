@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "select.h"
 
 struct group {
@@ -148,15 +149,8 @@ add_group(struct selection *sel, const char *host, const char *process, uint32_t
 {
 	struct group	*g;
 
-	if (sel->ngroups == sel->cap) {
-		size_t	cap = sel->cap ? sel->cap * 2 : 16;
-		void	*p = realloc(sel->groups, cap * sizeof(*sel->groups));
-
-		if (p == NULL)
-			return NULL;
-		sel->groups = p;
-		sel->cap = cap;
-	}
+	if (array_reserve(&sel->groups, &sel->cap, sel->ngroups + 1) < 0)
+		return NULL;
 	g = &sel->groups[sel->ngroups];
 	memset(g, 0, sizeof(*g));
 	g->pid = pid;

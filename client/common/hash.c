@@ -1,0 +1,99 @@
+/*
+ * hash.c - growing the hash table; the hash functions (see hash.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hash.h"
+
+#define FIRST_SLOTS	1024
+
+static struct hash_slot *
+empty_slots(size_t n)
+{
+	return calloc(n, sizeof(struct hash_slot));	/* zeroed: every slot empty */
+}
+
+int
+hash_table_init(struct hash_table *t, size_t expect)
+{
+	size_t	n = FIRST_SLOTS;
+
+	while (n / 4 * 3 < expect)
+		n *= 2;
+	t->count = 0;
+	t->mask = n - 1;
+	return (t->slots = empty_slots(n)) ? 0 : -ENOMEM;
+}
+
+void
+hash_table_free(struct hash_table *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = t->count = 0;
+}
+
+static int
+grow(struct hash_table *t)
+{
+	size_t			n = (t->mask + 1) * 2, i, j;
+	struct hash_slot	*slots = empty_slots(n);
+	const struct hash_slot	*s;
+
+	if (slots == NULL)
+		return -ENOMEM;
+	for (i = 0; i <= t->mask; i++) {
+		if ((s = &t->slots[i])->value == 0)
+			continue;
+		j = hash_mix((uint64_t)s->key_hi << 32 | s->key_lo) & (n - 1);
+		while (slots[j].value != 0)
+			j = (j + 1) & (n - 1);
+		slots[j] = *s;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = n - 1;
+	return 0;
+}
+
+/* The slow path of hash_table_insert: grow, then put key where a search
+ * in the new slots ends (past any slots of the same key). */
+int
+hash_table_grow_insert(struct hash_table *t, uint64_t key, uint32_t value)
+{
+	struct hash_slot	*s;
+
+	if (grow(t) < 0)
+		return -ENOMEM;
+	for (s = hash_table_find(t, key); !hash_slot_empty(s); s = hash_table_next(t, key, s))
+		;
+	return hash_table_insert(t, s, key, value);
+}
+
+uint64_t
+hash_bytes(const void *data, size_t len)
+{
+	const unsigned char	*p = data;
+	uint64_t		h = 0x9E3779B97F4A7C15ULL ^ len, w;
+
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	for (w = 0; len > 0; len--)	/* the tail: no call to memcpy */
+		w = w << 8 | p[len - 1];
+	h = (h ^ w) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 29);
+}
+
+uint32_t
+hash_fnv1a(const char *s)
+{
+	uint32_t	h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
