@@ -21,6 +21,7 @@
 #include "publish/output.h"
 #include "profile/select.h"
 #include "publish/sink.h"
+#include "publish/site.h"
 #include "source/source.h"
 #include "source/source_heatmap.h"
 
@@ -278,7 +279,7 @@ write_window(void *arg, const struct window *w)
 		p[i].end = w->end;
 	}
 	if (n > 0 && r->config->output && r->config->out.sink == NULL &&
-	    (r->config->out.sink = sink_open(r->config->output, r->err, sizeof(r->err))) == NULL) {
+	    (r->config->out.sink = sink_open(r->config->output, &site_index_merge, r->err, sizeof(r->err))) == NULL) {
 		profiles_free(p, n);
 		return -1;
 	}
@@ -335,7 +336,7 @@ open_output(void *arg, char *err, size_t errlen)
 
 	if (r->config->output == NULL)
 		return 0;
-	r->config->out.sink = sink_open(r->config->output, err, errlen);
+	r->config->out.sink = sink_open(r->config->output, &site_index_merge, err, errlen);
 	return r->config->out.sink ? 0 : -1;
 }
 
@@ -490,7 +491,7 @@ main(int argc, char **argv)
 	if ((sts = parse_args(argc, argv, &c)) != 0)
 		return sts < 0 ? 1 : 0;
 	if (c.flush) {
-		sts = sink_s3_flush_spool(err, sizeof(err));
+		sts = sink_s3_flush_spool(&site_index_merge, err, sizeof(err));
 		if (sts < 0) {
 			fprintf(stderr, "%s: --flush: %s\n", pmGetProgname(), err);
 			return 1;

@@ -8,14 +8,14 @@
 #include "sink.h"
 
 struct sink *
-sink_open(const char *target, char *err, size_t errlen)
+sink_open(const char *target, const struct index_merge *im, char *err, size_t errlen)
 {
 	if (target == NULL || target[0] == '\0') {
 		snprintf(err, errlen, "empty output target");
 		return NULL;
 	}
 	if (strncmp(target, "s3://", 5) == 0)
-		return sink_s3_open(target, err, errlen);
+		return sink_s3_open(target, im, err, errlen);
 	return sink_dir_open(target, err, errlen);
 }
 

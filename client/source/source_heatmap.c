@@ -421,7 +421,7 @@ store(struct hm_source *s, const struct heatmap_run_options *o, char *err, size_
 		return -1;
 	}
 	if (o->output && *o->sink == NULL &&		/* opened only once there is output */
-	    (*o->sink = sink_open(o->output, err, errlen)) == NULL) {
+	    (*o->sink = sink_open(o->output, &site_index_merge, err, errlen)) == NULL) {
 		membuf_free(&b);
 		return -1;
 	}
