@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/array.h"
+#include "heatmap.h"
 #include "select.h"
 #include "stack_path.h"
 
@@ -313,7 +314,8 @@ take_group(struct profile *p, struct group *g)
 }
 
 int
-selection_take(struct selection *sel, struct profile **profiles, size_t *nprofiles)
+selection_take(struct selection *sel, double start, double end,
+	       struct profile **profiles, size_t *nprofiles)
 {
 	struct profile	*out = calloc(sel->ngroups + 1, sizeof(*out));
 	size_t		i, n = 0;
@@ -323,8 +325,11 @@ selection_take(struct selection *sel, struct profile **profiles, size_t *nprofil
 		return -ENOMEM;
 	if (sel->ngroups > 1)
 		qsort(sel->groups, sel->ngroups, sizeof(*sel->groups), group_cmp);
-	for (i = 0; i < sel->ngroups && sts == 0; i++)
-		sts = take_group(&out[n++], &sel->groups[i]);
+	for (i = 0; i < sel->ngroups && sts == 0; i++) {
+		sts = take_group(&out[n], &sel->groups[i]);
+		out[n].start = start;
+		out[n++].end = end;
+	}
 	for (i = 0; i < sel->ngroups; i++)
 		group_clear(&sel->groups[i]);
 	sel->ngroups = sel->last = 0;
@@ -348,6 +353,25 @@ profiles_free(struct profile *p, size_t n)
 		free(p[i].name);
 		if (p[i].tree != NULL)
 			flame_tree_free(p[i].tree);
+		if (p[i].heatmap != NULL) {
+			heatmap_free(p[i].heatmap);
+			free(p[i].heatmap);
+		}
 	}
 	free(p);
+}
+
+int
+profiles_append(struct profile **dst, size_t *ndst, struct profile *src, size_t n)
+{
+	struct profile	*v;
+
+	if (n == 0)
+		return 0;
+	if ((v = realloc(*dst, (*ndst + n) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	memcpy(v + *ndst, src, n * sizeof(*src));
+	*dst = v;
+	*ndst += n;
+	return 0;
 }

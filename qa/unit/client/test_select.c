@@ -55,7 +55,7 @@ build(const struct select_options *o, struct profile **p)
 	CHECK(sel != NULL);
 	for (i = 0; i < NSAMPLES; i++)
 		CHECK_INT(selection_add(sel, &samples[i]), 0);
-	CHECK_INT(selection_take(sel, p, &n), 0);
+	CHECK_INT(selection_take(sel, 0, 0, p, &n), 0);
 	CHECK_INT(selection_samples(sel), 0);	/* emptied for the next period */
 	selection_free(sel);
 	return n;
@@ -166,7 +166,7 @@ test_typed_folded_roots(void)
 	CHECK(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1);
 	close(fd);
 	CHECK_INT(source_folded_read(path, "h", 99, selection_add, sel, err, sizeof(err)), 0);
-	CHECK_INT(selection_take(sel, &p, &n), 0);
+	CHECK_INT(selection_take(sel, 0, 0, &p, &n), 0);
 	CHECK_INT(n, 1);
 	if (n == 1) {
 		paths(p[0].tree, got, sizeof(got));
@@ -179,7 +179,7 @@ test_typed_folded_roots(void)
 	selection_free(sel);
 	sel = selection_new(&o, err, sizeof(err));
 	CHECK_INT(source_folded_read(path, "h", 99, selection_add, sel, err, sizeof(err)), 0);
-	CHECK_INT(selection_take(sel, &p, &n), 0);
+	CHECK_INT(selection_take(sel, 0, 0, &p, &n), 0);
 	CHECK_INT(n, 1);
 	if (n == 1)
 		CHECK_STR(p[0].name, "Total");	/* two processes: the host view */
