@@ -3,7 +3,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include "hash.h"
 
 #define FIRST_SLOTS	1024
@@ -69,31 +68,4 @@ hash_table_grow_insert(struct hash_table *t, uint64_t key, uint32_t value)
 	for (s = hash_table_find(t, key); !hash_slot_empty(s); s = hash_table_next(t, key, s))
 		;
 	return hash_table_insert(t, s, key, value);
-}
-
-uint64_t
-hash_bytes(const void *data, size_t len)
-{
-	const unsigned char	*p = data;
-	uint64_t		h = 0x9E3779B97F4A7C15ULL ^ len, w;
-
-	for (; len >= 8; p += 8, len -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
-	for (w = 0; len > 0; len--)	/* the tail: no call to memcpy */
-		w = w << 8 | p[len - 1];
-	h = (h ^ w) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 29);
-}
-
-uint32_t
-hash_fnv1a(const char *s)
-{
-	uint32_t	h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
 }

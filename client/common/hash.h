@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct hash_slot {
 	uint32_t	key_lo, key_hi;
@@ -103,11 +104,44 @@ hash_table_insert(struct hash_table *t, struct hash_slot *s, uint64_t key, uint3
 	return 0;
 }
 
-/* A 64-bit hash of len bytes, a word at a time (names, whole stacks). */
-uint64_t hash_bytes(const void *data, size_t len);
+/* A 64-bit hash of len bytes, a word at a time (names, whole stacks);
+ * inline: the tree hashes a name for every frame it has not seen above.
+ * The last bytes are read as one (overlapping) word, wyhash's way. */
+static inline uint64_t
+hash_bytes(const void *data, size_t len)
+{
+	const unsigned char	*p = data;
+	uint64_t		h = 0x9E3779B97F4A7C15ULL ^ len, w = 0;
+	uint32_t		a, b;
+	size_t			n = len;
+
+	for (; n > 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	if (len >= 8)
+		memcpy(&w, p + n - 8, 8);
+	else if (n >= 4) {
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		w = (uint64_t)a << 32 | b;
+	} else if (n > 0)
+		w = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
+	h = (h ^ w) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 29);
+}
 
 /* FNV-1a (32 bits) of a string: stable across runs and releases, for what
  * users see (frame colours, shortened file names). */
-uint32_t hash_fnv1a(const char *s);
+static inline uint32_t
+hash_fnv1a(const char *s)
+{
+	uint32_t	h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
 
 #endif /* HASH_H */

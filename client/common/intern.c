@@ -64,35 +64,21 @@ arena_alloc(struct intern *in, size_t n)
 	return c->data + c->used - n;
 }
 
-static int
-same(const char *entry, const char *name, size_t len, char tag)
-{
-	return entry[0] == tag && memcmp(entry + 1, name, len) == 0 && entry[len + 1] == '\0';
-}
-
 int
-intern_put(struct intern *in, const char *name, size_t len, char tag, uint32_t *id)
+intern_add(struct intern *in, const char *name, size_t len, char tag, uint64_t key,
+	   struct hash_slot *s, uint32_t *id)
 {
-	uint64_t		key = hash_bytes(name, len) ^ (uint64_t)(unsigned char)tag << 56;
-	struct hash_slot	*s;
-	char			*e;
+	char	*e;
 
-	for (s = hash_table_find(&in->index, key); !hash_slot_empty(s);
-	     s = hash_table_next(&in->index, key, s))
-		if (same(in->entries[hash_slot_value(s)], name, len, tag)) {
-			*id = hash_slot_value(s);
-			return 0;
-		}
-	if (in->count >= UINT32_MAX - 1 ||
+	if (in->count >= UINT32_MAX - 1 || len >= UINT32_MAX ||
 	    array_reserve(&in->entries, &in->cap, in->count + 1) < 0 ||
-	    (e = arena_alloc(in, len + 2)) == NULL)
+	    (e = arena_alloc(in, len + 1)) == NULL)
 		return -ENOMEM;
-	e[0] = tag;
-	memcpy(e + 1, name, len);
-	e[len + 1] = '\0';
+	memcpy(e, name, len);
+	e[len] = '\0';
 	if (hash_table_insert(&in->index, s, key, (uint32_t)in->count) < 0)
 		return -ENOMEM;		/* the arena keeps the bytes until freed */
-	in->entries[in->count] = e;
+	in->entries[in->count] = (struct intern_entry){ e, (uint32_t)len, tag };
 	*id = (uint32_t)in->count++;
 	return 0;
 }
