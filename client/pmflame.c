@@ -346,9 +346,8 @@ take_window(struct run *r, const struct window *w, struct profile **p, size_t *n
 		snprintf(r->err, sizeof(r->err), "out of memory building profiles");
 		return -1;
 	}
-	r->written += (unsigned)*n;
+	r->written += (unsigned)(*n - hn);	/* flame graphs */
 	warn_empty(*p + *n - hn, hn);
-	r->written -= (unsigned)hn;
 	free(hp);
 	return 0;
 }
