@@ -45,7 +45,7 @@ grow(struct hash_table *t)
 	for (i = 0; i <= t->mask; i++) {
 		if ((s = &t->slots[i])->value == 0)
 			continue;
-		j = hash_mix((uint64_t)s->key_hi << 32 | s->key_lo) & (n - 1);
+		j = s->key_lo & (n - 1);	/* the key's low bits, as in a search */
 		while (slots[j].value != 0)
 			j = (j + 1) & (n - 1);
 		slots[j] = *s;

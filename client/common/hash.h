@@ -4,10 +4,13 @@
  * The table maps 64-bit keys to 32-bit values (indexes into the caller's
  * own arrays), with open addressing and linear probing.  A slot holds the
  * whole key, so growing never needs the items, and a probe touches an item
- * only when its key matches:
- *  - exact keys (a (parent, child) pair packed in 64 bits) need no more;
- *  - keys that are hashes of longer data (a name) may repeat, so the
- *    caller walks every slot of the key and compares the item itself.
+ * only when its key matches.  Keys must be well mixed (their low bits pick
+ * the slot):
+ *  - exact keys: hash_mix() of a (parent, child) pair packed in 64 bits,
+ *    a bijection, so equal keys are equal pairs and need no more;
+ *  - keys that are hashes of longer data (hash_bytes() of a name) may
+ *    repeat, so the caller walks every slot of the key and compares the
+ *    item itself.
  *
  *	for (s = hash_table_find(t, key); !hash_slot_empty(s); s = hash_table_next(t, key, s))
  *		if (same_item(hash_slot_value(s), ...))
@@ -36,7 +39,8 @@ struct hash_table {
 int hash_table_init(struct hash_table *t, size_t expect);
 void hash_table_free(struct hash_table *t);
 
-/* splitmix64's finalizer: spreads keys that differ in few bits. */
+/* splitmix64's finalizer: spreads keys that differ in few bits; a
+ * bijection, so a mixed pair is still an exact key. */
 static inline uint64_t
 hash_mix(uint64_t x)
 {
@@ -74,7 +78,7 @@ hash_table_scan(const struct hash_table *t, uint64_t key, size_t i)
 static inline struct hash_slot *
 hash_table_find(const struct hash_table *t, uint64_t key)
 {
-	return hash_table_scan(t, key, hash_mix(key) & t->mask);
+	return hash_table_scan(t, key, key & t->mask);
 }
 
 /* The next slot after s (one holding key) that holds key, or the empty one. */

@@ -61,7 +61,7 @@ intern_frame(struct heatmap *hm, const char *name, size_t len, int is_root, uint
 static int
 child_node(struct heatmap *hm, uint32_t parent, uint32_t frame, uint32_t *id)
 {
-	uint64_t		key = (uint64_t)parent << 32 | frame;
+	uint64_t		key = hash_mix((uint64_t)parent << 32 | frame);
 	struct hash_slot	*s = hash_table_find(&hm->node_index, key);
 
 	if (!hash_slot_empty(s)) {

@@ -50,7 +50,7 @@ tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t
 int
 tree_child_node(struct flame_tree *t, uint32_t parent, uint32_t function, uint32_t *id)
 {
-	uint64_t		key = (uint64_t)parent << 32 | function;
+	uint64_t		key = hash_mix((uint64_t)parent << 32 | function);
 	struct hash_slot	*s = hash_table_find(&t->children, key);
 	struct flame_node	*n;
 

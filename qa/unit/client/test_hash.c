@@ -18,7 +18,7 @@
 static uint64_t
 pair(uint32_t a, uint32_t b)
 {
-	return (uint64_t)a << 32 | b;
+	return hash_mix((uint64_t)a << 32 | b);
 }
 
 static void
