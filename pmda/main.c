@@ -76,7 +76,7 @@ build_options(pmdaOptions *opts, pmLongOptions *longopts, char *shortopts)
 	for (i = 0; i < ncontrols; i++) {
 		const struct control	*c = &controls[i];
 
-		longopts[n++] = (pmLongOptions){ c->optname, 1, c->opt, c->argname, usage_line(c) };
+		longopts[n++] = (pmLongOptions){ c->name, 1, c->opt, c->argname, usage_line(c) };
 		if (c->opt) {
 			shortopts[s++] = c->opt;
 			shortopts[s++] = ':';
@@ -98,7 +98,7 @@ control_of_option(const pmdaOptions *opts, int c)
 
 	for (i = 0; i < ncontrols; i++)
 		if (c != 0 ? controls[i].opt == c :
-		    strcmp(controls[i].optname, opts->long_options[opts->index].long_opt) == 0)
+		    strcmp(controls[i].name, opts->long_options[opts->index].long_opt) == 0)
 			return &controls[i];
 	return NULL;
 }
@@ -119,7 +119,7 @@ parse_options(int argc, char **argv, pmdaInterface *dp, struct agent *a)
 		if ((ctl = control_of_option(&opts, c)) == NULL)
 			continue;
 		if (control_set_text(a, ctl, opts.optarg) < 0) {
-			pmprintf("%s: bad --%s '%s': must be %s\n", pmGetProgname(), ctl->optname,
+			pmprintf("%s: bad --%s '%s': must be %s\n", pmGetProgname(), ctl->name,
 				 opts.optarg, control_bounds(ctl, bounds, sizeof(bounds)));
 			opts.errors++;
 		}

@@ -28,14 +28,14 @@ const struct control controls[] = {
 		.name = "enabled", .item = 0, .type = CONTROL_U32,
 		.min = 0, .max = 1, .bounds = "0 or 1", .def = "1",
 		.set = agent_set_enabled, .field = FIELD(enabled),
-		.optname = "enabled", .argname = "0|1",
+		.argname = "0|1",
 		.doc = "sampling on (1) or off (0, BPF detached)",
 	},
 	{
 		.name = "frequency", .item = 1, .type = CONTROL_U32, .units = CONTROL_UNITS_HZ,
 		.min = 1, .max = 1000, .def = "99",
 		.set = agent_set_frequency, .field = FIELD(frequency_hz),
-		.opt = 'F', .optname = "frequency", .argname = "HZ",
+		.opt = 'F', .argname = "HZ",
 		.doc = "per-CPU sampling rate in Hz",
 	},
 	{
@@ -43,7 +43,7 @@ const struct control controls[] = {
 		.max = CONTROL_TEXT_MAX, .parse = parse_process,
 		.bounds = "an extended regex of at most 4096 bytes", .def = "",
 		.set = agent_set_process, .field = FIELD(process_regex),
-		.optname = "process", .argname = "REGEX",
+		.argname = "REGEX",
 		.doc = "regex over comm and command line selecting processes",
 	},
 	{
@@ -51,14 +51,14 @@ const struct control controls[] = {
 		.max = CONTROL_TEXT_MAX, .parse = parse_pids,
 		.bounds = "at most 1024 PIDs", .def = "",
 		.set = agent_set_pids, .field = FIELD(pids_text),
-		.optname = "pids", .argname = "PID,...",
+		.argname = "PID,...",
 		.doc = "comma-separated PIDs to sample",
 	},
 	{
 		.name = "interval", .item = 4, .type = CONTROL_U32, .units = CONTROL_UNITS_MSEC,
 		.min = 100, .max = 60000, .def = "1000",
 		.set = agent_set_interval, .field = FIELD(interval_ms),
-		.opt = 'I', .optname = "interval", .argname = "MS",
+		.opt = 'I', .argname = "MS",
 		.doc = "drain interval in milliseconds",
 	},
 	{
@@ -66,7 +66,7 @@ const struct control controls[] = {
 		.min = 1, .max = 1000, .check = control_check_slots,
 		.bounds = "a divisor of 1000", .def = "50",
 		.set = agent_set_heatmap_slots, .field = FIELD(heatmap_slots),
-		.opt = 's', .optname = "slots", .argname = "N",
+		.opt = 's', .argname = "N",
 		.doc = "heat map slices of a second",
 	},
 };

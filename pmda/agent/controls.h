@@ -42,8 +42,8 @@ struct control {
 	const char	*def;		/* default, as text */
 	int		(*set)(struct agent *a, struct control_value *v);
 	size_t		field;		/* offsetof(struct agent_config, ...) */
-	char		opt;		/* short command-line option, or 0 */
-	const char	*optname;	/* long option */
+	char		opt;		/* short command-line option, or 0; the
+					 * long one is --NAME */
 	const char	*argname;	/* its argument in the usage text */
 	const char	*doc;		/* one line */
 };

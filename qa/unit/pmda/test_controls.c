@@ -146,7 +146,7 @@ test_docs(void)
 			fprintf(stderr, "help/pmns: want \"%s\" under stackprof.control\n", want);
 		CHECK(strstr(ctlns, want) != NULL);
 		/* the man page lists the option */
-		snprintf(want, sizeof(want), "\\-\\-%s ", c->optname);
+		snprintf(want, sizeof(want), "\\-\\-%s ", c->name);
 		CHECK(strstr(opts, want) != NULL);
 		snprintf(want, sizeof(want), "\\-%c ", c->opt);
 		CHECK(c->opt == 0 || strstr(opts, want) != NULL);
@@ -172,14 +172,13 @@ test_rows(void)
 	for (i = 0; i < ncontrols; i++) {
 		const struct control	*c = &controls[i];
 
-		CHECK(c->name && c->set && c->doc && c->def && c->optname && c->argname);
+		CHECK(c->name && c->set && c->doc && c->def && c->argname);
 		CHECK(c->type == CONTROL_U32 ? c->check == NULL || c->bounds != NULL :
 					       c->bounds != NULL);
 		CHECK_INT(control_check_text(c, c->def, &v), 0);
 		control_value_release(&v);
 		CHECK(control_by_name(c->name) == c && control_by_item(c->item) == c);
 		for (j = 0; j < i; j++) {
-			CHECK(strcmp(c->optname, controls[j].optname) != 0);
 			CHECK(c->opt == 0 || c->opt != controls[j].opt);
 		}
 	}
