@@ -93,11 +93,11 @@ found:
 static void
 check_states(const char *where, const struct control *c, const char *text)
 {
-	char	buf[64], want[96], *b, *d;
+	char		buf[64], want[96], *b, *d;
+	const char	*bounds = control_bounds(c, buf, sizeof(buf));
 
-	snprintf(buf, sizeof(buf), "%s", control_bounds(c, buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "default %s", control_default_doc(c));
-	b = normalize(buf, strlen(buf), true);
+	b = normalize(bounds, strlen(bounds), true);
 	d = normalize(want, strlen(want), true);
 	if (text == NULL || strstr(text, b) == NULL || strstr(text, d) == NULL) {
 		fprintf(stderr, "%s: stackprof.control.%s must say \"%s\" and \"%s\"\n",
