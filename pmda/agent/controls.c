@@ -3,7 +3,9 @@
  * (see controls.h; the rows are in control_table.c, stores and the state
  * file in control_store.c).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
 #include "controls.h"
@@ -115,6 +117,27 @@ control_set_text(struct agent *a, const struct control *c, const char *text)
 	return control_apply(a, c, &v);
 }
 
+/* A default from the environment: used when the table accepts it. */
+static bool
+env_default(struct agent *a, const struct control *c)
+{
+	const char	*text = c->def_env ? getenv(c->def_env) : NULL;
+	int		sts;
+
+	if (text == NULL)
+		return false;
+	if ((sts = control_set_text(a, c, text)) < 0)
+		pmNotifyErr(LOG_WARNING, "$%s refused for %s (%s): default %s used",
+			    c->def_env, c->name, pmErrStr(sts), control_default_doc(c));
+	return sts == 0;
+}
+
+int
+control_reset(struct agent *a, const struct control *c)
+{
+	return env_default(a, c) ? 0 : control_set_text(a, c, c->def);
+}
+
 int
 controls_reset(struct agent *a)
 {
@@ -122,7 +145,7 @@ controls_reset(struct agent *a)
 	int	sts;
 
 	for (i = 0; i < ncontrols; i++)
-		if ((sts = control_set_text(a, &controls[i], controls[i].def)) < 0)
+		if ((sts = control_reset(a, &controls[i])) < 0)
 			return sts;
 	return 0;
 }

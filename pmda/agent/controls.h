@@ -40,6 +40,8 @@ struct control {
 	const char	*bounds;	/* what the docs call the bounds, when more
 					 * than "min..max" */
 	const char	*def;		/* default, as text */
+	const char	*def_env;	/* environment variable whose value, when
+					 * set and valid, is the default instead */
 	int		(*set)(struct agent *a, struct control_value *v);
 	size_t		field;		/* offsetof(struct agent_config, ...) */
 	char		opt;		/* short command-line option, or 0; the
@@ -70,6 +72,9 @@ int control_check_text(const struct control *c, const char *text, struct control
 /* Hand a checked value to the control's setter; v is released. */
 int control_apply(struct agent *a, const struct control *c, struct control_value *v);
 
+/* A control to its default: def, or the value of def_env in the agent's
+ * environment if set and valid (else logged). */
+int control_reset(struct agent *a, const struct control *c);
 /* Every control to its default (at start, before the command line). */
 int controls_reset(struct agent *a);
 

@@ -402,6 +402,27 @@ test_damaged(void)
 	rmdir(state);
 }
 
+/* A default from the environment (def_env), when the table accepts it. */
+static void
+test_env_default(void)
+{
+	struct agent	*a = new_agent();
+	struct control	c = *ctl("frequency");
+
+	c.def_env = "STACKPROF_TEST_FREQUENCY";
+	unsetenv(c.def_env);
+	CHECK_INT(control_reset(a, &c), 0);
+	CHECK_INT(a->config.frequency_hz, 99);
+	setenv(c.def_env, "49", 1);
+	CHECK_INT(control_reset(a, &c), 0);
+	CHECK_INT(a->config.frequency_hz, 49);
+	setenv(c.def_env, "0", 1);			/* refused: the default */
+	CHECK_INT(control_reset(a, &c), 0);
+	CHECK_INT(a->config.frequency_hz, 99);
+	unsetenv(c.def_env);
+	agent_free(a);
+}
+
 int
 main(void)
 {
@@ -415,6 +436,7 @@ main(void)
 	test_bad_stores();
 	test_restart();
 	test_damaged();
+	test_env_default();
 	unlink(state);
 	rmdir(dir);
 	return unit_report("test_controls");
