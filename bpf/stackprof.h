@@ -162,6 +162,9 @@ struct sp_unwind_block {
 	struct sp_unwind_row row[SP_UNWIND_BLOCK_ROWS];
 };
 
+/* The walker's binary search covers this many rows of one table. */
+#define SP_UNWIND_MAX_TABLE_ROWS	(1u << 24)
+
 /* The table directory: table id -> its rows. */
 struct sp_unwind_table {
 	__u64	base;			/* vaddr that row pcs are relative to */

@@ -210,7 +210,7 @@ row_probe(__u32 i, struct row_search *q)
 }
 
 /* The last row of table id starting at or before vaddr, or NULL.  Tables
- * have at most 2^24 rows (user space refuses larger ones). */
+ * have at most SP_UNWIND_MAX_TABLE_ROWS = 2^24 rows (25 probes). */
 static __always_inline const struct sp_unwind_row *
 find_row(__u32 id, __u64 vaddr)
 {
@@ -365,13 +365,20 @@ walk_frame(__u32 i, struct walk_ctx *c)
 	return row_step(w, r);
 }
 
-/* The user registers: the sample's own when it interrupted user mode,
- * else those the task saved on entering the kernel. */
+/*
+ * The user registers: the sample's own when it interrupted user mode,
+ * else those the task saved on entering the kernel.  After a syscall
+ * instruction (0f 05) the saved pc is a return address in effect: for a
+ * syscall that does not return (rt_sigreturn in __restore_rt, exit) it is
+ * past the end of its function, so it is looked up as pc - 1 like one.
+ */
 static __always_inline bool
 user_regs(struct bpf_perf_event_data *ctx, struct task_struct *task, struct walk *w)
 {
 	struct pt_regs *regs;
+	__u8 insn[2];
 
+	w->exact = 1;
 	if ((long)PT_REGS_IP(&ctx->regs) >= 0) {
 		w->pc = PT_REGS_IP(&ctx->regs);
 		w->sp = PT_REGS_SP(&ctx->regs);
@@ -384,7 +391,12 @@ user_regs(struct bpf_perf_event_data *ctx, struct task_struct *task, struct walk
 	w->pc = regs->ip;
 	w->sp = regs->sp;
 	w->bp = regs->bp;
-	return (long)w->pc > 0;
+	if ((long)w->pc <= 0)
+		return false;
+	if (bpf_probe_read_user(insn, sizeof(insn), (void *)(w->pc - 2)) == 0 &&
+	    insn[0] == 0x0f && insn[1] == 0x05)
+		w->exact = 0;
+	return true;
 }
 
 static __always_inline void
@@ -409,7 +421,6 @@ walk_tables(struct bpf_perf_event_data *ctx, struct task_struct *task,
 
 	if (!user_regs(ctx, task, w))
 		return false;
-	w->exact = 1;
 	w->asked = 0;
 	w->hash = 0;
 	w->stack.nframes = 0;
