@@ -31,7 +31,6 @@ struct sampler_config {
 #define SAMPLER_UNWIND_ROWS		(1u << 20)	/* 12 MiB of rows */
 #define SAMPLER_UNWIND_TABLES		4096
 #define SAMPLER_UNWIND_PROCESSES	4096		/* 4 KiB each, when used */
-#define SAMPLER_UNWIND_TABLE_MAX_ROWS	(1u << 24)	/* the walker's binary search */
 
 /* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run time. */
 struct sampler_stats {
@@ -131,7 +130,7 @@ int sampler_set_unwind_mode(struct sampler *s, enum sp_unwind_mode mode);
 /* Copy nrows rows (sorted by pc, pc relative to base) into the kernel.
  * Returns the table's id (>= 0); -ENOSPC when no free range of rows or no
  * table id is left (nothing loaded); -EINVAL for 0 rows or rows out of
- * order; -E2BIG beyond SAMPLER_UNWIND_TABLE_MAX_ROWS. */
+ * order; -E2BIG beyond SP_UNWIND_MAX_TABLE_ROWS. */
 int sampler_unwind_table_add(struct sampler *s, uint64_t base,
 			     const struct sp_unwind_row *rows, uint32_t nrows);
 /* Unload table id (-ENOENT if not loaded).  Processes should not name it

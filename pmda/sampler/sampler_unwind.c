@@ -212,7 +212,7 @@ check_rows(const struct sp_unwind_row *rows, uint32_t nrows)
 {
 	if (nrows == 0)
 		return -EINVAL;
-	if (nrows > SAMPLER_UNWIND_TABLE_MAX_ROWS)
+	if (nrows > SP_UNWIND_MAX_TABLE_ROWS)
 		return -E2BIG;
 	for (uint32_t i = 1; i < nrows; i++)
 		if (rows[i].pc < rows[i - 1].pc)
