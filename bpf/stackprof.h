@@ -125,6 +125,13 @@ enum sp_cfa_type {
 	SP_CFA_END,		/* outermost frame (RA undefined, e.g. _start): stop here */
 	SP_CFA_NONE,		/* no usable rule (gap, or an expression we do not
 				   model): the walker falls back to frame pointers */
+	/* Added by the CFI compiler, after the agreed six (so their values
+	 * stay): GCC's stack realignment (DRAP, e.g. AVX code) keeps the CFA
+	 * in memory below RBP and the caller's RBP at an RBP-relative slot,
+	 * which SP_CFA_RBP cannot say.  A walker without this case treats it
+	 * as SP_CFA_NONE. */
+	SP_CFA_RBP_DEREF,	/* CFA = *(RBP + cfa_offset); caller's RBP =
+				   *(RBP + rbp_offset), 0 included */
 };
 
 /* unwind_mode: how user stacks are taken. */

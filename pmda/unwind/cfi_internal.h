@@ -87,5 +87,7 @@ struct unwind_builder {
 /* Append row unless its rule equals the last row's; a row at the last
  * row's pc replaces it.  false when memory runs out. */
 bool unwind_builder_add(struct unwind_builder *b, const struct unwind_row *row);
+/* Give back the room beyond the last row (up to half the table). */
+void unwind_builder_trim(struct unwind_builder *b);
 
 #endif /* CFI_INTERNAL_H */

@@ -5,8 +5,9 @@
  * DW_OP_bregx (reg, offset) for DW_CFA_def_cfa*, a register saved at CFA+N
  * as DW_OP_call_frame_cfa; DW_OP_plus_uconst N, "same value" as no
  * operations and no array, "undefined" as no operations in our array.
- * Anything else is a rule a row cannot hold: the row becomes SP_CFA_NONE
- * and the kind is counted.
+ * Two CFA expressions have rows of their own: the PLT's and GCC's stack
+ * realignment (DRAP).  Anything else is a rule a row cannot hold: the row
+ * becomes SP_CFA_NONE and the kind is counted.
  */
 #include <dwarf.h>
 #include <string.h>
@@ -34,6 +35,17 @@ is_plt_expression(const Dwarf_Op *ops, size_t n)
 	return true;
 }
 
+/* GCC's stack realignment (DRAP) once RBP is set up: the CFA was pushed
+ * below RBP, "DW_OP_breg6 N; DW_OP_deref". */
+static bool
+is_drap_expression(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+	if (n != 2 || ops[0].atom != DW_OP_breg0 + DWARF_REG_RBP || ops[1].atom != DW_OP_deref)
+		return false;
+	*off = (int64_t)ops[0].number;
+	return true;
+}
+
 /* CFA = register + offset, when that is what the rule is. */
 static bool
 cfa_register(const Dwarf_Op *ops, size_t n, unsigned *reg, int64_t *off)
@@ -53,9 +65,11 @@ cfa_register(const Dwarf_Op *ops, size_t n, unsigned *reg, int64_t *off)
 	return false;
 }
 
-enum saved { SAVED_UNCHANGED, SAVED_UNDEFINED, SAVED_AT_CFA, SAVED_OTHER };
+enum saved { SAVED_UNCHANGED, SAVED_UNDEFINED, SAVED_AT_CFA, SAVED_AT_RBP, SAVED_OTHER };
 
-/* Where the caller's value of reg is: unchanged, undefined, at CFA + *off. */
+/* Where the caller's value of reg is: unchanged, undefined, at CFA + *off,
+ * or at RBP + *off (DW_CFA_expression "DW_OP_breg6 N", which libdw hands
+ * back after the CFA it pushes first). */
 static enum saved
 saved_register(Dwarf_Frame *f, int reg, int64_t *off)
 {
@@ -68,6 +82,10 @@ saved_register(Dwarf_Frame *f, int reg, int64_t *off)
 		return ops == NULL ? SAVED_UNCHANGED : SAVED_UNDEFINED;
 	if (ops[0].atom != DW_OP_call_frame_cfa || n > 2)
 		return SAVED_OTHER;
+	if (n == 2 && ops[1].atom == DW_OP_breg0 + DWARF_REG_RBP) {
+		*off = (int64_t)ops[1].number;
+		return SAVED_AT_RBP;
+	}
 	if (n == 1) {
 		*off = 0;
 		return SAVED_AT_CFA;
@@ -105,7 +123,10 @@ cfa_rule(Dwarf_Frame *f, struct unwind_row *row, struct unwind_build_stats *st)
 		row->cfa_offset = 8;
 		return true;
 	}
-	if (!cfa_register(ops, n, &reg, &off)) {
+	if (is_drap_expression(ops, n, &off)) {
+		reg = DWARF_REG_RBP;
+		row->cfa_type = SP_CFA_RBP_DEREF;
+	} else if (!cfa_register(ops, n, &reg, &off)) {
 		unsupported(row, st, UNWIND_UNSUP_CFA_EXPRESSION);
 		return false;
 	}
@@ -117,9 +138,36 @@ cfa_rule(Dwarf_Frame *f, struct unwind_row *row, struct unwind_build_stats *st)
 		unsupported(row, st, UNWIND_UNSUP_RANGE);
 		return false;
 	}
-	row->cfa_type = reg == DWARF_REG_RSP ? SP_CFA_RSP : SP_CFA_RBP;
+	if (row->cfa_type != SP_CFA_RBP_DEREF)
+		row->cfa_type = reg == DWARF_REG_RSP ? SP_CFA_RSP : SP_CFA_RBP;
 	row->cfa_offset = (int32_t)off;
 	return true;
+}
+
+/* The RBP part of an RSP or RBP row: unchanged, or saved at CFA + off. */
+static void
+rbp_at_cfa(struct unwind_row *row, struct unwind_build_stats *st, enum saved s, int64_t off)
+{
+	if (s == SAVED_UNCHANGED || s == SAVED_UNDEFINED)
+		return;
+	if (s != SAVED_AT_CFA)
+		unsupported(row, st, UNWIND_UNSUP_RBP_RULE);
+	else if (off == 0 || off < INT16_MIN || off > INT16_MAX)
+		unsupported(row, st, UNWIND_UNSUP_RANGE);
+	else
+		row->rbp_offset = (int16_t)off;
+}
+
+/* The RBP part of a DRAP row: always saved, at RBP + off. */
+static void
+rbp_at_rbp(struct unwind_row *row, struct unwind_build_stats *st, enum saved s, int64_t off)
+{
+	if (s != SAVED_AT_RBP)
+		unsupported(row, st, UNWIND_UNSUP_RBP_RULE);
+	else if (off < INT16_MIN || off > INT16_MAX)
+		unsupported(row, st, UNWIND_UNSUP_RANGE);
+	else
+		row->rbp_offset = (int16_t)off;
 }
 
 void
@@ -147,12 +195,8 @@ cfi_rule_row(Dwarf_Frame *f, struct unwind_row *row, struct unwind_build_stats *
 	if (!cfa_rule(f, row, st))
 		return;
 	s = saved_register(f, DWARF_REG_RBP, &off);
-	if (s == SAVED_UNCHANGED || s == SAVED_UNDEFINED)
-		return;
-	if (s == SAVED_OTHER)
-		unsupported(row, st, UNWIND_UNSUP_RBP_RULE);
-	else if (off == 0 || off < INT16_MIN || off > INT16_MAX)
-		unsupported(row, st, UNWIND_UNSUP_RANGE);
+	if (row->cfa_type == SP_CFA_RBP_DEREF)
+		rbp_at_rbp(row, st, s, off);
 	else
-		row->rbp_offset = (int16_t)off;
+		rbp_at_cfa(row, st, s, off);
 }

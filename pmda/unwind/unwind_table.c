@@ -40,6 +40,19 @@ unwind_builder_add(struct unwind_builder *b, const struct unwind_row *row)
 	return true;
 }
 
+void
+unwind_builder_trim(struct unwind_builder *b)
+{
+	struct unwind_row *rows;
+
+	if (b->t.nrows == 0 || b->t.nrows == b->cap)
+		return;
+	if ((rows = realloc(b->t.rows, b->t.nrows * sizeof(*rows))) != NULL) {
+		b->t.rows = rows;
+		b->cap = b->t.nrows;
+	}
+}
+
 const struct unwind_row *
 unwind_table_find(const struct unwind_table *t, uint64_t pc)
 {

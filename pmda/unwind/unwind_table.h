@@ -26,8 +26,10 @@
 
 /* One rule, valid from pc up to the next row's pc (link-time vaddr space
  * of the ELF file, i.e. the same space as p_vaddr / st_value).  Rows of
- * types other than SP_CFA_RSP and SP_CFA_RBP carry zero offsets, except
- * SP_CFA_PLT whose cfa_offset is its base, 8. */
+ * types other than SP_CFA_RSP, SP_CFA_RBP and SP_CFA_RBP_DEREF carry zero
+ * offsets, except SP_CFA_PLT whose cfa_offset is its base, 8.  In an
+ * SP_CFA_RBP_DEREF row rbp_offset is relative to RBP, not to the CFA, and
+ * 0 is a slot like any other (see bpf/stackprof.h). */
 struct unwind_row {
 	uint64_t pc;
 	int32_t  cfa_offset;	/* CFA = base register + cfa_offset */
@@ -40,8 +42,8 @@ struct unwind_table {
 	size_t nrows;
 };
 
-/* Number of enum sp_cfa_type values (SP_CFA_NONE is the last). */
-#define UNWIND_CFA_TYPES	(SP_CFA_NONE + 1)
+/* Number of enum sp_cfa_type values (SP_CFA_RBP_DEREF is the last). */
+#define UNWIND_CFA_TYPES	(SP_CFA_RBP_DEREF + 1)
 
 /* Rules met in the CFI that no row can express; each such source row
  * becomes SP_CFA_NONE. */
@@ -87,5 +89,16 @@ void unwind_table_free(struct unwind_table *t);
 /* The row covering pc, or NULL before the first row (binary search; for
  * tests and user space).  Past the last FDE the covering row is NONE. */
 const struct unwind_row *unwind_table_find(const struct unwind_table *t, uint64_t pc);
+
+/*
+ * The identity tables are shared by, as a string: "build-id:HEX" when the
+ * file has a GNU build-id note, else "inode:DEV:INO:SIZE:MTIME" (a file
+ * rewritten in place changes identity).  id must hold UNWIND_FILE_ID_LEN
+ * bytes.  Returns 0, or -1 when it is shorter or fd cannot be stat'ed.  The
+ * _mem variant (the vDSO) has only the build-id, and returns -1 without.
+ */
+#define UNWIND_FILE_ID_LEN	160
+int unwind_file_id(int fd, char *id, size_t len);
+int unwind_file_id_mem(const void *image, size_t len, char *id, size_t idlen);
 
 #endif /* UNWIND_TABLE_H */

@@ -8,7 +8,10 @@
  *   CIE augmentation with 'S'  -> SP_CFA_SIGNAL
  *   ra "u" (undefined)         -> SP_CFA_END
  *   ra other than "c-8"        -> SP_CFA_NONE
- *   CFA "exp"                  -> SP_CFA_PLT or SP_CFA_NONE (counted apart)
+ *   CFA "exp"                  -> SP_CFA_PLT, SP_CFA_RBP_DEREF or SP_CFA_NONE
+ *                                 (counted apart; readelf does not print
+ *                                 expressions here, test_cfi checks their
+ *                                 values on a program it writes)
  *   CFA rsp+N / rbp+N          -> SP_CFA_RSP / SP_CFA_RBP, offset N; other
  *                                 registers -> SP_CFA_NONE
  *   rbp "u" or "s" or absent   -> rbp_offset 0; "c-N" -> -N; else NONE
@@ -24,7 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "unwind/unwind_table.h"
+#include "cfi_testlib.h"
 
 struct re_row {
 	uint64_t	loc;
@@ -40,11 +43,12 @@ struct re_entry {			/* a CIE or an FDE as readelf prints it */
 
 struct re_counts {
 	size_t	fdes;			/* FDEs compared */
-	size_t	rows;			/* readelf rows compared (implicit CIE rows included) */
+	size_t	rows;			/* readelf rows compared, implicit ones included */
+	size_t	implicit;		/* of which CIE rows of FDEs printed without rows */
 	size_t	ours;			/* our rows those covered */
 	size_t	gaps;			/* gaps checked to be NONE */
 	size_t	disagree;
-	size_t	exp_plt, exp_signal, exp_none;	/* readelf "exp" CFA rows, by our type */
+	size_t	exp_plt, exp_deref, exp_signal, exp_none;	/* readelf "exp" CFA rows, by our type */
 	size_t	end_rows;		/* ra undefined */
 };
 
@@ -182,17 +186,17 @@ re_cie(const struct re_dump *d, uint64_t off)
 	return NULL;
 }
 
-/* What readelf's row says our row must be; *either_plt when "exp" lets
- * it be PLT or NONE. */
+/* What readelf's row says our row must be; *expression when "exp" lets
+ * it be PLT, RBP_DEREF or NONE. */
 static inline struct unwind_row
-re_expect(const struct re_row *r, bool signal, bool *either_plt)
+re_expect(const struct re_row *r, bool signal, bool *expression)
 {
 	struct unwind_row w = { .cfa_type = SP_CFA_NONE };
 	char reg[8];
 	long off;
 	int n = 0;
 
-	*either_plt = false;
+	*expression = false;
 	if (signal)
 		return (struct unwind_row){ .cfa_type = SP_CFA_SIGNAL };
 	if (strcmp(r->ra, "u") == 0)
@@ -200,7 +204,7 @@ re_expect(const struct re_row *r, bool signal, bool *either_plt)
 	if (strcmp(r->ra, "c-8") != 0)
 		return w;
 	if (strcmp(r->cfa, "exp") == 0) {
-		*either_plt = true;
+		*expression = true;
 		return w;
 	}
 	if (sscanf(r->cfa, "%7[a-z0-9]%ld%n", reg, &off, &n) != 2 || r->cfa[n] != '\0' ||
@@ -219,13 +223,6 @@ re_expect(const struct re_row *r, bool signal, bool *either_plt)
 	return (struct unwind_row){ .cfa_type = SP_CFA_NONE };
 }
 
-static inline bool
-re_same(const struct unwind_row *a, const struct unwind_row *b)
-{
-	return a->cfa_type == b->cfa_type && a->cfa_offset == b->cfa_offset &&
-	       a->rbp_offset == b->rbp_offset;
-}
-
 static inline void
 re_mismatch(struct re_counts *c, const char *path, uint64_t pc, const struct re_row *r,
 	    const struct unwind_row *got)
@@ -241,19 +238,20 @@ static inline void
 re_check_range(const struct unwind_table *t, const char *path, uint64_t lo, uint64_t hi,
 	       const struct re_row *r, bool signal, struct re_counts *c)
 {
-	bool either_plt;
-	struct unwind_row want = re_expect(r, signal, &either_plt);
+	bool expression;
+	struct unwind_row want = re_expect(r, signal, &expression);
 	const struct unwind_row *row = unwind_table_find(t, lo);
 
 	c->rows++;
 	c->end_rows += want.cfa_type == SP_CFA_END;
 	for (; row && row < t->rows + t->nrows && (row->pc <= lo || row->pc < hi); row++) {
-		bool ok = re_same(row, &want);
+		bool ok = cfi_same_rule(row, &want);
 
 		c->ours++;
-		if (either_plt) {
-			ok = ok || row->cfa_type == SP_CFA_PLT;
+		if (expression) {
+			ok = ok || row->cfa_type == SP_CFA_PLT || row->cfa_type == SP_CFA_RBP_DEREF;
 			c->exp_plt += row->cfa_type == SP_CFA_PLT;
+			c->exp_deref += row->cfa_type == SP_CFA_RBP_DEREF;
 			c->exp_none += row->cfa_type == SP_CFA_NONE;
 		} else if (signal && strcmp(r->cfa, "exp") == 0) {
 			c->exp_signal += row->cfa_type == SP_CFA_SIGNAL;
@@ -301,8 +299,10 @@ re_compare(const char *path, const char *section, const struct unwind_table *t)
 		if (end <= f->start)
 			continue;
 		c.fdes++;
-		if (f->nrows == 0 && cie && cie->nrows > 0)
+		if (f->nrows == 0 && cie && cie->nrows > 0) {
 			re_check_range(t, path, f->start, end, &cie->rows[cie->nrows - 1], signal, &c);
+			c.implicit++;
+		}
 		for (size_t k = 0; k < f->nrows && f->rows[k].loc < end; k++) {
 			uint64_t hi = k + 1 < f->nrows && f->rows[k + 1].loc < end ? f->rows[k + 1].loc : end;
 
@@ -318,10 +318,10 @@ re_compare(const char *path, const char *section, const struct unwind_table *t)
 			}
 		}
 	}
-	printf("%s %s: %zu FDEs, %zu readelf rows over %zu of ours, %zu gaps: %zu disagree; "
-	       "CFA expressions: %zu PLT, %zu signal, %zu NONE; %zu END rows\n",
-	       path, section, c.fdes, c.rows, c.ours, c.gaps, c.disagree,
-	       c.exp_plt, c.exp_signal, c.exp_none, c.end_rows);
+	printf("%s %s: %zu FDEs, %zu readelf rows (%zu implicit) over %zu of ours, %zu gaps: %zu disagree; "
+	       "CFA expressions: %zu PLT, %zu DRAP, %zu signal, %zu NONE; %zu END rows\n",
+	       path, section, c.fdes, c.rows, c.implicit, c.ours, c.gaps, c.disagree,
+	       c.exp_plt, c.exp_deref, c.exp_signal, c.exp_none, c.end_rows);
 	free(fdes);
 	re_free(&d);
 	return c;

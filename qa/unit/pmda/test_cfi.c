@@ -10,14 +10,12 @@
  */
 #include <dlfcn.h>
 #include <link.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <signal.h>
 #include <stdint.h>
-#include <sys/auxv.h>
 #include "unit.h"
 #include "sym_testlib.h"
 #include "cfi_readelf.h"
+#include "cfi_testlib.h"
 #include "unwind/unwind_table.h"
 
 static const char prog_src[] =
@@ -45,6 +43,14 @@ static const char prog_src[] =
 	"  \"nop\\n.cfi_restore %rbp\\n.cfi_escape 0x0f,3,0x77,8,0x06\\n\"\n" /* CFA_EXPRESSION */
 	"  \"nop\\n.cfi_def_cfa %rsp, 8\\n.cfi_undefined %rip\\n\"\n"	/* END */
 	"  \"nop\\n.cfi_endproc\\n.size cfi_odd, .-cfi_odd\\n\"\n"
+	/* GCC's stack realignment: CFA in r10, then loaded from below RBP */
+	"  \".globl cfi_drap\\n.type cfi_drap,@function\\ncfi_drap:\\n.cfi_startproc\\n\"\n"
+	"  \"nop\\n.cfi_def_cfa %r10, 0\\n\"\n"				/* CFA_REGISTER */
+	"  \"nop\\n.cfi_escape 0x10,6,2,0x76,0\\n\"\n"		/* CFA_REGISTER */
+	"  \"nop\\n.cfi_escape 0x0f,3,0x76,0x58,0x06\\n\"\n"	/* DRAP -40, rbp at rbp+0 */
+	"  \"nop\\n.cfi_escape 0x10,6,2,0x76,0x78\\n\"\n"		/* DRAP -40, rbp at rbp-8 */
+	"  \"nop\\n.cfi_offset %rbp, -16\\n\"\n"			/* RBP_RULE */
+	"  \"nop\\n.cfi_endproc\\n.size cfi_drap, .-cfi_drap\\n\"\n"
 	"  \".globl cfi_sig\\n.type cfi_sig,@function\\ncfi_sig:\\n\"\n"
 	"  \".cfi_startproc\\n.cfi_signal_frame\\nnop\\nret\\n.cfi_endproc\\n\"\n"
 	"  \".size cfi_sig, .-cfi_sig\\n\");\n"
@@ -53,22 +59,6 @@ static const char prog_src[] =
 	"  printf(\"%ld %d %s\\n\", pressure(v, argc * 100), vla(argc * 10), argv[0]);\n"
 	"  return 0; }\n";
 
-static int
-build_path(const char *path, const char *debug, struct unwind_table *t,
-	   struct unwind_build_stats *st)
-{
-	char err[256] = "";
-	int fd = open(path, O_RDONLY), dfd = debug ? open(debug, O_RDONLY) : -1;
-	int r = unwind_table_build(fd, dfd, t, st, err, sizeof(err));
-
-	if (r != 0)
-		fprintf(stderr, "%s: %s\n", path, err);
-	close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	return r;
-}
-
 /* Build path's table and compare it with readelf's reading of section. */
 static struct re_counts
 agree(const char *path, const char *debug, struct unwind_table *t,
@@ -76,7 +66,7 @@ agree(const char *path, const char *debug, struct unwind_table *t,
 {
 	struct re_counts c = { .disagree = 1 };
 
-	if (build_path(path, debug, t, st) != 0) {
+	if (cfi_build_path(path, debug, t, st, true) != 0) {
 		CHECK(!"table built");
 		return c;
 	}
@@ -107,43 +97,6 @@ symbol(const char *path, const char *name, uint64_t *size)
 	return got;
 }
 
-static uint64_t
-section_addr(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t shstr;
-	uint64_t addr = 0;
-
-	if (elf && elf_getshdrstrndx(elf, &shstr) == 0)
-		while ((scn = elf_nextscn(elf, scn)) != NULL)
-			if (gelf_getshdr(scn, &sh) &&
-			    strcmp(elf_strptr(elf, shstr, sh.sh_name), name) == 0)
-				addr = sh.sh_addr;
-	elf_end(elf);
-	close(fd);
-	return addr;
-}
-
-/* Type and CFA offset of the row covering pc; -1 when none does. */
-static int
-type_at(const struct unwind_table *t, uint64_t pc)
-{
-	const struct unwind_row *r = unwind_table_find(t, pc);
-
-	return r ? r->cfa_type : -1;
-}
-
-static int
-offset_at(const struct unwind_table *t, uint64_t pc)
-{
-	const struct unwind_row *r = unwind_table_find(t, pc);
-
-	return r ? r->cfa_offset : -1;
-}
-
 /* Whether a row over [lo, hi) restores RBP from the stack. */
 static bool
 has_rbp_saved(const struct unwind_table *t, uint64_t lo, uint64_t hi)
@@ -172,7 +125,7 @@ test_libc(void)
 	struct link_map *libc = NULL;
 	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	struct sigaction sa = { .sa_handler = SIG_IGN }, old;
-	uint64_t restorer;
+	uint64_t restorer, a, off, size;
 	struct re_counts c;
 
 	/* the libc this process runs (not a sanitizer's interposer), so the
@@ -186,26 +139,26 @@ test_libc(void)
 	CHECK(c.exp_signal >= 1);
 	CHECK(c.end_rows >= 1);
 	CHECK(unwind_table_find(&t, 0) == NULL);
-	CHECK(type_at(&t, UINT64_MAX) == SP_CFA_NONE);
+	CHECK(cfi_type_at(&t, UINT64_MAX) == SP_CFA_NONE);
 
 	/* sigaction installs __restore_rt as the handler's return address */
 	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGUSR2, NULL, &old);
 	CHECK(old.sa_restorer != NULL);
 	restorer = (uint64_t)(uintptr_t)old.sa_restorer - libc->l_addr;
-	CHECK_INT(type_at(&t, restorer), SP_CFA_SIGNAL);
+	CHECK_INT(cfi_type_at(&t, restorer), SP_CFA_SIGNAL);
 	/* the FDE starts a byte early, for unwinders that look up ra - 1 */
-	CHECK_INT(type_at(&t, restorer - 1), SP_CFA_SIGNAL);
-	printf("libc: __restore_rt at %#" PRIx64 ": row type %d\n", restorer, type_at(&t, restorer));
+	CHECK_INT(cfi_type_at(&t, restorer - 1), SP_CFA_SIGNAL);
+	printf("libc: __restore_rt at %#" PRIx64 ": row type %d\n", restorer, cfi_type_at(&t, restorer));
 
 	/* without .eh_frame_hdr the entries are scanned: the same table */
 	must_run("objcopy -R .eh_frame_hdr '%s' %s", libc->l_name, spath("libc-nohdr.so"));
-	CHECK(section_addr(spath("libc-nohdr.so"), ".eh_frame_hdr") == 0);
-	if (build_path(spath("libc-nohdr.so"), NULL, &t2, NULL) == 0) {
+	CHECK(!cfi_section(spath("libc-nohdr.so"), ".eh_frame_hdr", &a, &off, &size));
+	if (cfi_build_path(spath("libc-nohdr.so"), NULL, &t2, NULL, true) == 0) {
 		size_t same = 0;
 
 		for (size_t i = 0; i < t.nrows && i < t2.nrows; i++)
-			same += t.rows[i].pc == t2.rows[i].pc && re_same(&t.rows[i], &t2.rows[i]);
+			same += t.rows[i].pc == t2.rows[i].pc && cfi_same_rule(&t.rows[i], &t2.rows[i]);
 		CHECK_INT(t2.nrows, t.nrows);
 		CHECK_INT(same, t.nrows);
 		unwind_table_free(&t2);
@@ -230,12 +183,14 @@ test_libstdcxx(void)
 static void
 check_program(const char *path, const struct unwind_table *t, bool has_start)
 {
-	uint64_t size, a, plt = section_addr(path, ".plt");
+	uint64_t size, a, plt = 0, off;
+
+	cfi_section(path, ".plt", &plt, &off, &size);
 
 	if (has_start) {
 		a = symbol(path, "_start", &size);
 		CHECK(a != 0);
-		CHECK_INT(type_at(t, a), SP_CFA_END);
+		CHECK_INT(cfi_type_at(t, a), SP_CFA_END);
 	}
 	a = symbol(path, "vla", &size);
 	CHECK(a != 0 && has_row(t, a, a + size, SP_CFA_RBP, 16, -16));
@@ -245,29 +200,39 @@ check_program(const char *path, const struct unwind_table *t, bool has_start)
 	CHECK(a != 0 && has_row(t, a, a + size, SP_CFA_RSP, 8, 0));
 	if (has_start) {
 		CHECK(plt != 0);
-		CHECK_INT(type_at(t, plt), SP_CFA_RSP);
-		CHECK_INT(offset_at(t, plt), 16);
-		CHECK_INT(type_at(t, plt + 16), SP_CFA_PLT);
-		CHECK_INT(offset_at(t, plt + 16), 8);
+		CHECK_INT(cfi_type_at(t, plt), SP_CFA_RSP);
+		CHECK_INT(cfi_offset_at(t, plt), 16);
+		CHECK_INT(cfi_type_at(t, plt + 16), SP_CFA_PLT);
+		CHECK_INT(cfi_offset_at(t, plt + 16), 8);
 	}
 }
 
-/* cfi_odd's rows: each rule no row can hold is NONE and counted by kind. */
+/* cfi_odd's rows: each rule no row can hold is NONE and counted by kind;
+ * cfi_drap's: the DRAP expression and RBP relative to RBP. */
 static void
 check_odd(const char *path, const struct unwind_table *t, const struct unwind_build_stats *st)
 {
-	static const int kinds[UNWIND_UNSUP_NR] = {
-		[UNWIND_UNSUP_CFA_REGISTER] = 1, [UNWIND_UNSUP_CFA_EXPRESSION] = 1,
-		[UNWIND_UNSUP_RBP_RULE] = 2, [UNWIND_UNSUP_RA_RULE] = 1, [UNWIND_UNSUP_RANGE] = 2,
+	static const int kinds[UNWIND_UNSUP_NR] = {	/* cfi_odd's, then cfi_drap's */
+		[UNWIND_UNSUP_CFA_REGISTER] = 1 + 2, [UNWIND_UNSUP_CFA_EXPRESSION] = 1,
+		[UNWIND_UNSUP_RBP_RULE] = 2 + 1, [UNWIND_UNSUP_RA_RULE] = 1, [UNWIND_UNSUP_RANGE] = 2,
 	};
 	uint64_t size, odd = symbol(path, "cfi_odd", &size), sig = symbol(path, "cfi_sig", &size);
+	uint64_t drap = symbol(path, "cfi_drap", &size);
+	const struct unwind_row *r;
 
-	CHECK(odd != 0 && sig != 0);
-	CHECK_INT(type_at(t, odd), SP_CFA_RSP);
+	CHECK(odd != 0 && sig != 0 && drap != 0);
+	CHECK_INT(cfi_type_at(t, drap + 1), SP_CFA_NONE);
+	CHECK_INT(cfi_type_at(t, drap + 2), SP_CFA_NONE);
+	r = unwind_table_find(t, drap + 3);
+	CHECK(r && r->cfa_type == SP_CFA_RBP_DEREF && r->cfa_offset == -40 && r->rbp_offset == 0);
+	r = unwind_table_find(t, drap + 4);
+	CHECK(r && r->cfa_type == SP_CFA_RBP_DEREF && r->cfa_offset == -40 && r->rbp_offset == -8);
+	CHECK_INT(cfi_type_at(t, drap + 5), SP_CFA_NONE);
+	CHECK_INT(cfi_type_at(t, odd), SP_CFA_RSP);
 	for (int i = 1; i <= 7; i++)
-		CHECK_INT(type_at(t, odd + i), SP_CFA_NONE);
-	CHECK_INT(type_at(t, odd + 8), SP_CFA_END);
-	CHECK_INT(type_at(t, sig), SP_CFA_SIGNAL);
+		CHECK_INT(cfi_type_at(t, odd + i), SP_CFA_NONE);
+	CHECK_INT(cfi_type_at(t, odd + 8), SP_CFA_END);
+	CHECK_INT(cfi_type_at(t, sig), SP_CFA_SIGNAL);
 	for (int k = 0; k < UNWIND_UNSUP_NR; k++)
 		CHECK_INT(st->unsupported[k], kinds[k]);
 }
@@ -280,6 +245,7 @@ test_program(void)
 	struct unwind_build_stats st;
 	char err[256];
 	int fd;
+	uint64_t a, off, size;
 
 	write_file(spath("prog.c"), prog_src);
 	must_run("%s -o %s %s", cc, spath("prog"), spath("prog.c"));
@@ -290,7 +256,7 @@ test_program(void)
 
 	/* no .eh_frame_hdr: libdw and we scan the entries */
 	must_run("%s -Wl,--no-eh-frame-hdr -o %s %s", cc, spath("prog-nohdr"), spath("prog.c"));
-	CHECK(section_addr(spath("prog-nohdr"), ".eh_frame_hdr") == 0);
+	CHECK(!cfi_section(spath("prog-nohdr"), ".eh_frame_hdr", &a, &off, &size));
 	agree(spath("prog-nohdr"), NULL, &t, &st);
 	check_program(spath("prog-nohdr"), &t, true);
 	check_odd(spath("prog-nohdr"), &t, &st);
@@ -317,26 +283,16 @@ test_program(void)
 static void
 test_vdso(void)
 {
-	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
-	char line[512];
-	unsigned long lo, hi, len = 0;
+	size_t len;
+	const void *vdso = cfi_vdso(&len);
 	struct unwind_table t;
 	struct unwind_build_stats st;
 	char err[256];
-	FILE *maps = fopen("/proc/self/maps", "r");
-	int fd;
 
-	while (maps && fgets(line, sizeof(line), maps))
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			len = hi - lo;
-	if (maps)
-		fclose(maps);
-	CHECK(vdso != NULL && len > 0);
-	if (vdso == NULL || len == 0)
+	CHECK(vdso != NULL);
+	if (vdso == NULL)
 		return;
-	fd = open(spath("vdso.so"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, vdso, len) == (ssize_t)len);
-	close(fd);
+	spill(spath("vdso.so"), vdso, len);
 	CHECK_INT(unwind_table_build_mem(vdso, len, &t, &st, err, sizeof(err)), 0);
 	CHECK(st.rows > 1);
 	CHECK_INT(re_compare(spath("vdso.so"), ".eh_frame", &t).disagree, 0);
