@@ -271,6 +271,28 @@ signal_step(struct walk *w)
 	return w->pc ? 0 : stop(w, SP_END_COMPLETE);
 }
 
+/* DRAP (GCC's stack realignment): the CFA is stored below RBP, and the
+ * caller's RBP at an RBP-relative slot (offset 0 included). */
+static __always_inline long
+rbp_deref_step(struct walk *w, const struct sp_unwind_row *r)
+{
+	__u64 cfa, ra, bp;
+
+	if (bpf_probe_read_user(&cfa, sizeof(cfa), (void *)(w->bp + r->cfa_offset)) ||
+	    bpf_probe_read_user(&bp, sizeof(bp), (void *)(w->bp + r->rbp_offset)))
+		return stop(w, SP_END_READ);
+	if (cfa <= w->sp)
+		return stop(w, SP_END_NORULE);
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return stop(w, SP_END_READ);
+	stat_inc(SP_STAT_UNWIND_TABLE_FRAMES);
+	w->sp = cfa;
+	w->bp = bp;
+	w->pc = ra;
+	w->exact = 0;
+	return ra ? 0 : stop(w, SP_END_COMPLETE);
+}
+
 static __always_inline long
 row_step(struct walk *w, const struct sp_unwind_row *r)
 {
@@ -290,6 +312,8 @@ row_step(struct walk *w, const struct sp_unwind_row *r)
 		return signal_step(w);
 	case SP_CFA_END:
 		return stop(w, SP_END_COMPLETE);
+	case SP_CFA_RBP_DEREF:
+		return rbp_deref_step(w, r);
 	default:
 		return fp_step(w);
 	}

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,26 +39,36 @@ bucket(uint64_t h)
 	return (unsigned)((h * 0x9e3779b97f4a7c15ull) >> 40) % UFILE_BUCKETS;
 }
 
+static unsigned
+id_bucket(const char *id)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *id; id++)
+		h = (h ^ (uint8_t)*id) * 0x100000001b3ull;
+	return bucket(h);
+}
+
 /* ---- files by identity ---- */
 
 static struct ufile *
-find_file(struct unwind_cache *c, const struct ufile_id *id)
+find_file(struct unwind_cache *c, const char *id)
 {
-	for (struct ufile *f = c->by_id[bucket(unwind_id_hash(id))]; f; f = f->hnext)
-		if (unwind_id_equal(&f->id, id))
+	for (struct ufile *f = c->by_id[id_bucket(id)]; f; f = f->hnext)
+		if (strcmp(f->id, id) == 0)
 			return f;
 	return NULL;
 }
 
 static struct ufile *
-new_file(struct unwind_cache *c, const struct ufile_id *id, struct ulayout *layout)
+new_file(struct unwind_cache *c, const char *id, struct ulayout *layout)
 {
 	struct ufile *f = calloc(1, sizeof(*f));
-	unsigned b = bucket(unwind_id_hash(id));
+	unsigned b = id_bucket(id);
 
 	if (!f)
 		return NULL;
-	f->id = *id;
+	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->layout = *layout;
 	memset(layout, 0, sizeof(*layout));
 	f->hnext = c->by_id[b];
@@ -74,7 +85,7 @@ new_file(struct unwind_cache *c, const struct ufile_id *id, struct ulayout *layo
 static void
 free_file(struct unwind_cache *c, struct ufile *f)
 {
-	struct ufile **pp = &c->by_id[bucket(unwind_id_hash(&f->id))];
+	struct ufile **pp = &c->by_id[id_bucket(f->id)];
 
 	while (*pp && *pp != f)
 		pp = &(*pp)->hnext;
@@ -114,21 +125,19 @@ queue_build(struct unwind_cache *c, struct ufile *f, int fd, void *image, size_t
 
 /* The file with id, made (and its build queued) if new; takes fd/image. */
 static struct ufile *
-file_for(struct unwind_cache *c, struct ufile_id *id, int fd, void *image, size_t len)
+file_for(struct unwind_cache *c, const char *id, int fd, void *image, size_t len)
 {
 	struct ulayout layout;
 	struct ufile *f;
-	int err = image ? unwind_identify_mem(image, len, id, &layout)
-			: unwind_identify_fd(fd, id, &layout);
+	int err;
 
 	if ((f = find_file(c, id)) != NULL) {
-		if (!err)
-			unwind_layout_free(&layout);
 		if (fd >= 0)
 			close(fd);
 		free(image);
 		return f;
 	}
+	err = image ? unwind_layout_mem(image, len, &layout) : unwind_layout_fd(fd, &layout);
 	if (err)
 		memset(&layout, 0, sizeof(layout));
 	if (!(f = new_file(c, id, &layout))) {
@@ -167,7 +176,7 @@ file_of_inode(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m
 	      struct uinode **inode)
 {
 	struct uinode **pp = inode_slot(c, m->dev, m->ino), *n = *pp;
-	struct ufile_id id = { 0 };
+	char id[UNWIND_FILE_ID_LEN];
 	struct stat st;
 	int fd;
 
@@ -177,19 +186,12 @@ file_of_inode(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m
 	}
 	if ((fd = c->sops->open_file(c->sarg, tgid, m)) < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->ino) {
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != m->ino ||
+	    unwind_file_id(fd, id, sizeof(id)) < 0 || !(n = calloc(1, sizeof(*n)))) {
 		close(fd);
 		return NULL;
 	}
-	id.dev = m->dev;
-	id.ino = m->ino;
-	id.mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
-	id.size = (uint64_t)st.st_size;
-	if (!(n = calloc(1, sizeof(*n)))) {
-		close(fd);
-		return NULL;
-	}
-	if (!(n->file = file_for(c, &id, fd, NULL, 0))) {
+	if (!(n->file = file_for(c, id, fd, NULL, 0))) {
 		free(n);
 		return NULL;
 	}
@@ -204,18 +206,14 @@ file_of_inode(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m
 static struct ufile *
 file_of_vdso(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m)
 {
-	struct ufile_id id = { .dev = UNWIND_VDSO_DEV };
+	char id[UNWIND_FILE_ID_LEN];
 	void *image;
 	size_t len;
-	uint64_t h = 0xcbf29ce484222325ull;
 
 	if (c->sops->read_image(c->sarg, tgid, m, &image, &len) < 0)
 		return NULL;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ ((const uint8_t *)image)[i]) * 0x100000001b3ull;
-	id.ino = h;
-	id.size = len;
-	return file_for(c, &id, -1, image, len);
+	unwind_image_id(image, len, id, sizeof(id));
+	return file_for(c, id, -1, image, len);
 }
 
 struct ufile *
@@ -426,7 +424,7 @@ unwind_cache_kernel_reset(struct unwind_cache *c)
 		next = f->next;
 		if (f->state == UF_QUEUED) {
 			/* freed when its build comes back; found by nobody meanwhile */
-			struct ufile **pp = &c->by_id[bucket(unwind_id_hash(&f->id))];
+			struct ufile **pp = &c->by_id[id_bucket(f->id)];
 
 			while (*pp && *pp != f)
 				pp = &(*pp)->hnext;

@@ -4,8 +4,8 @@
  *
  *   unwind_cache.c    files by identity, loading into the kernel, eviction
  *   unwind_procs.c    processes: their mappings -> the kernel's arrays
- *   unwind_ident.c    a file's identity (build-id, else dev+inode+mtime)
- *                     and PT_LOAD layout, through libelf
+ *   unwind_layout.c   a file's PT_LOAD layout (libelf); its identity is
+ *                     unwind_file_id() of the compiler's files
  *   unwind_worker.c   the build thread and its queues
  *
  * The compiler's own files (cfi_*.c) share cfi_internal.h instead.
@@ -17,16 +17,7 @@
 #include "unwind.h"
 #include "unwind_table.h"
 
-/* ---- identity and layout (unwind_ident.c) ---- */
-#define UNWIND_VDSO_DEV		UINT64_MAX	/* no filesystem has it */
-
-struct ufile_id {
-	uint8_t		build_id[64];
-	uint32_t	build_id_len;	/* 0: none, identity is the rest */
-	uint64_t	dev, ino;	/* vDSO: UNWIND_VDSO_DEV, hash of the image */
-	uint64_t	mtime_ns, size;
-};
-
+/* ---- layout (unwind_layout.c) ---- */
 struct uload {				/* a PT_LOAD segment */
 	uint64_t	offset, vaddr, filesz;
 	bool		exec;
@@ -37,13 +28,12 @@ struct ulayout {
 	int		nloads;
 };
 
-/* Identity (build-id when the file has one) and PT_LOAD layout of an ELF
- * file or image; 0, or -1 when it is not an ELF we can read.  The caller
- * fills the stat part of id (dev, ino, mtime, size) itself. */
-int unwind_identify_fd(int fd, struct ufile_id *id, struct ulayout *l);
-int unwind_identify_mem(const void *image, size_t len, struct ufile_id *id, struct ulayout *l);
-bool unwind_id_equal(const struct ufile_id *a, const struct ufile_id *b);
-uint64_t unwind_id_hash(const struct ufile_id *id);
+/* PT_LOAD layout of an ELF file or image; 0, or -1 when it is not an
+ * x86-64 ELF we can read. */
+int unwind_layout_fd(int fd, struct ulayout *l);
+int unwind_layout_mem(const void *image, size_t len, struct ulayout *l);
+/* The identity of an image (the vDSO): its build-id, else a hash of it. */
+void unwind_image_id(const void *image, size_t len, char *id, size_t idlen);
 /* pc -> link-time vaddr is pc - bias for the mapping [start, ...) at file
  * offset pgoff; false when no segment holds pgoff. */
 bool unwind_mapping_bias(const struct ulayout *l, uint64_t start, uint64_t pgoff, uint64_t *bias);
@@ -57,7 +47,7 @@ enum ufile_state {
 };
 
 struct ufile {
-	struct ufile_id	id;
+	char		id[UNWIND_FILE_ID_LEN];	/* unwind_file_id() */
 	struct ulayout	layout;
 	enum ufile_state state;
 	uint32_t	kernel_id;

@@ -49,6 +49,7 @@ static const char chain_src[] =
 	"static void spin(unsigned n) { for (unsigned i = 0; i < n; i++) sink = sink * 2654435761u + i; }\n"
 	"__attribute__((noinline)) void handler(int sig) { spin(3000000u + sig); }\n"
 	"#define F __attribute__((noinline, noclone))\n"
+	"unsigned f5(unsigned);\n"
 	"F unsigned f10(unsigned x) {\n"
 	"  char buf[65536];\n"
 	"  int fd = open(\"/dev/zero\", O_RDONLY);\n"
@@ -69,7 +70,15 @@ static const char chain_src[] =
 	"  }\n"
 	"}\n"
 	"#define HOP(n, next) F unsigned f##n(unsigned x) { unsigned r = next(x + n); sink += r; return r ^ n; }\n"
-	"HOP(9, f10) HOP(8, f9) HOP(7, f8) HOP(6, f7) HOP(5, f6) HOP(4, f5) HOP(3, f4) HOP(2, f3) HOP(1, f2)\n"
+	"HOP(9, f10) HOP(8, f9) HOP(7, f8) HOP(6, f7) HOP(4, f5) HOP(3, f4) HOP(2, f3) HOP(1, f2)\n"
+	/* f5 realigns its stack as GCC does for AVX code (DRAP): its CFA is
+	 * stored below RBP, SP_CFA_RBP_DEREF rows */
+	"__asm__(\".text\\n.globl f5\\n.type f5,@function\\nf5:\\n.cfi_startproc\\n\"\n"
+	"  \"lea 8(%rsp), %r10\\n.cfi_def_cfa %r10, 0\\nand $-32, %rsp\\npushq -8(%r10)\\n\"\n"
+	"  \"push %rbp\\n.cfi_escape 0x10,6,2,0x76,0\\nmov %rsp, %rbp\\npush %r10\\n\"\n"
+	"  \".cfi_escape 0x0f,3,0x76,0x78,0x06\\nsub $8, %rsp\\nadd $5, %edi\\ncall f6@PLT\\n\"\n"
+	"  \"add $8, %rsp\\npop %r10\\n.cfi_def_cfa %r10, 0\\npop %rbp\\n.cfi_restore %rbp\\n\"\n"
+	"  \"lea -8(%r10), %rsp\\n.cfi_def_cfa %rsp, 8\\nret\\n.cfi_endproc\\n.size f5, .-f5\\n\");\n"
 	"int main(int argc, char **argv) {\n"
 	"  mode = argv[1]; dlpath = argc > 2 ? argv[2] : \"\";\n"
 	"  return (int)f1((unsigned)argc); }\n";
