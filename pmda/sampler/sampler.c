@@ -304,27 +304,31 @@ sampler_exec_fd(struct sampler *s)
 	return ring_buffer__epoll_fd(s->execs);
 }
 
-int
-sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg)
+/* Hand every queued event to exec_fn (execs only) or event_fn (all). */
+static int
+consume(struct sampler *s, void (*exec_fn)(void *, pid_t),
+	void (*event_fn)(void *, enum sp_event_kind, pid_t), void *arg)
 {
 	int n;
 
-	s->exec_fn = fn;
+	s->exec_fn = exec_fn;
+	s->event_fn = event_fn;
 	s->exec_arg = arg;
 	n = ring_buffer__consume(s->execs);
 	s->exec_fn = NULL;
+	s->event_fn = NULL;
 	return n;
+}
+
+int
+sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg)
+{
+	return consume(s, fn, NULL, arg);
 }
 
 int
 sampler_poll_events(struct sampler *s,
 		    void (*fn)(void *arg, enum sp_event_kind kind, pid_t tgid), void *arg)
 {
-	int n;
-
-	s->event_fn = fn;
-	s->exec_arg = arg;
-	n = ring_buffer__consume(s->execs);
-	s->event_fn = NULL;
-	return n;
+	return consume(s, NULL, fn, arg);
 }

@@ -30,6 +30,7 @@
 #include <time.h>
 #include "unit.h"
 #include "sym_testlib.h"
+#include "cfi_testlib.h"
 #include "sampler/sampler.h"
 #include "symbolizer/symbolize.h"
 #include "unwind/unwind.h"
@@ -214,37 +215,6 @@ build_programs(void)
 	dl_lib = strdup(spath("dl.so"));
 }
 
-/* Section name of the ELF file at path: its file offset, address, size. */
-static bool
-find_section(const char *path, const char *name, uint64_t *off, uint64_t *addr, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	bool found = false;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
-		while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
-			GElf_Shdr sh;
-			const char *n;
-
-			if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-			    strcmp(n, name) == 0) {
-				*off = sh.sh_offset;
-				*addr = sh.sh_addr;
-				*size = sh.sh_size;
-				found = true;
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return found;
-}
-
 /* The library at path with its .eh_frame damaged: a huge length every 16
  * bytes, so no entry in it parses.  ld.so never reads .eh_frame, so the
  * library still loads and runs. */
@@ -254,7 +224,7 @@ break_eh_frame(const char *path)
 	uint64_t off = 0, addr, size = 0;
 	int fd = open(path, O_RDWR);
 
-	CHECK(find_section(path, ".eh_frame", &off, &addr, &size) && size > 16);
+	CHECK(cfi_section(path, ".eh_frame", &addr, &off, &size) && size > 16);
 	for (uint64_t at = off; at + 4 <= off + size; at += 16) {
 		uint32_t huge = 0x7ffffff0;
 
@@ -411,7 +381,7 @@ test_case(struct glue *g, const char *mode, const char *leaf)
 	struct tally t = { .leaf = leaf };
 	uint64_t table0 = stat_of(g, SP_STAT_UNWIND_TABLE_FRAMES), off, addr, size;
 
-	if (find_section(chain_bin, ".plt", &off, &addr, &size)) {
+	if (cfi_section(chain_bin, ".plt", &addr, &off, &size)) {
 		t.plt_lo = load_base(c.pid, chain_bin) + addr;
 		t.plt_hi = t.plt_lo + size;
 	}
@@ -451,18 +421,33 @@ test_fp_mode(struct glue *g)
 	CHECK_INT(sampler_set_unwind_mode(g->s, (enum sp_unwind_mode)7), -EINVAL);
 }
 
-struct refresh_seen {
-	pid_t	pid;
-	int	asked;
+struct event_wait {
+	enum sp_event_kind	kind;
+	pid_t			pid;
+	int			seen;
 };
 
 static void
 on_event(void *arg, enum sp_event_kind kind, pid_t tgid)
 {
-	struct refresh_seen *r = arg;
+	struct event_wait *w = arg;
 
-	if (kind == SP_EVENT_MAPS && tgid == r->pid)
-		r->asked++;
+	if (kind == w->kind && tgid == w->pid)
+		w->seen++;
+}
+
+/* How many events of kind about pid came within 5 s (by the clock: other
+ * processes' execs come through the same queue). */
+static int
+wait_event(struct sampler *s, enum sp_event_kind kind, pid_t pid)
+{
+	struct event_wait w = { kind, pid, 0 };
+	struct pollfd pfd = { .fd = sampler_exec_fd(s), .events = POLLIN };
+
+	for (time_t end = time(NULL) + 5; !w.seen && time(NULL) < end;)
+		if (poll(&pfd, 1, 100) > 0)
+			sampler_poll_events(s, on_event, &w);
+	return w.seen;
 }
 
 /* A library mapped after the process was described: the walker meets pcs
@@ -472,20 +457,16 @@ static void
 test_dlopen(struct glue *g)
 {
 	struct child c = start_chain("dlopen", nofp_dir);
-	struct refresh_seen r = { .pid = c.pid };
-	struct pollfd pfd = { .fd = sampler_exec_fd(g->s), .events = POLLIN };
 	struct tally t = { .leaf = "[l] mix" };
 	uint64_t refresh0 = stat_of(g, SP_STAT_UNWIND_REFRESH);
 	struct mapping_list l = { .n = 0 };
+	int asked;
 
 	describe(g, c.pid);
 	CHECK_INT(sampler_set_filter(g->s, false, &c.pid, 1), 0);
 	CHECK_INT(write(c.in, "go\n", 3), 3);
-	/* other processes' execs come through the same queue: wait by the clock */
-	for (time_t end = time(NULL) + 5; !r.asked && time(NULL) < end;)
-		if (poll(&pfd, 1, 100) > 0)
-			sampler_poll_events(g->s, on_event, &r);
-	CHECK(r.asked > 0);
+	asked = wait_event(g->s, SP_EVENT_MAPS, c.pid);
+	CHECK(asked > 0);
 	CHECK_INT(symbolizer_reread_mappings(g->sym, c.pid), 0);
 	CHECK(symbolizer_mappings(g->sym, c.pid, add_mapping, &l) > 0);
 	CHECK_INT(unwind_process_set(g->uc, c.pid, l.m, l.n), 0);
@@ -493,7 +474,7 @@ test_dlopen(struct glue *g)
 	sample(g, c.pid, &t);
 	child_stop(&c);
 	report("dlopen", &t);
-	printf("  refresh asked %d times (%llu counted)\n", r.asked,
+	printf("  refresh asked %d times (%llu counted)\n", asked,
 	       (unsigned long long)(stat_of(g, SP_STAT_UNWIND_REFRESH) - refresh0));
 	CHECK(t.samples >= MIN_SAMPLES);
 	CHECK_INT(t.full, t.samples);
@@ -530,20 +511,6 @@ test_broken_library(struct glue *g)
 	CHECK(stat_of(g, SP_STAT_UNWIND_NO_TABLE) - notable0 >= t.leaf_named);
 }
 
-struct exit_seen {
-	pid_t	pid;
-	int	exits;
-};
-
-static void
-on_exit_event(void *arg, enum sp_event_kind kind, pid_t tgid)
-{
-	struct exit_seen *e = arg;
-
-	if (kind == SP_EVENT_EXIT && tgid == e->pid)
-		e->exits++;
-}
-
 /*
  * Lifecycle, with a cache whose idle time is 1 ms: a second process of the
  * same program builds nothing (its files are known by inode); when a
@@ -558,9 +525,8 @@ test_lifecycle(struct glue *main_glue)
 	struct glue g = { .s = main_glue->s, .sym = main_glue->sym };
 	struct sampler_unwind_usage u0, u1, u2;
 	struct unwind_stats a, b, c, d;
-	struct pollfd pfd = { .fd = sampler_exec_fd(g.s), .events = POLLIN };
 	struct child one, two;
-	struct exit_seen e;
+	pid_t gone;
 
 	sampler_unwind_usage(g.s, &u0);
 	g.uc = unwind_cache_new(&cfg, &kops, &g, &sops, &g);
@@ -580,15 +546,11 @@ test_lifecycle(struct glue *main_glue)
 	CHECK_INT(b.processes, 2);
 	CHECK_INT(u1.rows - u0.rows, b.kernel_rows);
 
-	e.pid = one.pid;
-	e.exits = 0;
+	gone = one.pid;
 	child_stop(&one);
-	for (time_t end = time(NULL) + 5; !e.exits && time(NULL) < end;)
-		if (poll(&pfd, 1, 100) > 0)
-			sampler_poll_events(g.s, on_exit_event, &e);
-	CHECK_INT(e.exits, 1);
-	CHECK_INT(sampler_unwind_remove_process(g.s, one.pid), -ENOENT);
-	unwind_process_forget(g.uc, one.pid, false);
+	CHECK_INT(wait_event(g.s, SP_EVENT_EXIT, gone), 1);
+	CHECK_INT(sampler_unwind_remove_process(g.s, gone), -ENOENT);
+	unwind_process_forget(g.uc, gone, false);
 	unwind_cache_collect(g.uc);
 	unwind_cache_stats(g.uc, &c);
 	CHECK_INT(c.processes, 1);
