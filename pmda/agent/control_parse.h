@@ -49,4 +49,8 @@ void control_free_regex(regex_t *re);
 /* Heat map slices: must divide a second into whole milliseconds. */
 int control_check_slots(unsigned slots);
 
+/* How user stacks are walked: "auto" (unwind tables, else frame pointers)
+ * or "fp" (frame pointers only), exactly; *mode gets enum sp_unwind_mode. */
+int control_parse_unwind(const char *text, unsigned *mode);
+
 #endif /* CONTROL_PARSE_H */

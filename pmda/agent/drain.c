@@ -211,6 +211,8 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 	copy_comm(pcomm, r->key.pcomm);
 	t0 = mono_ns();
 	symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->key.tgid);
+	if (pass->agent->unwinder)
+		unwinder_note_process(pass->agent->unwinder, (pid_t)r->key.tgid);
 	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
 	if (sts == 0)
@@ -308,6 +310,8 @@ drain_run(struct drain *d)
 	free(pass.frames);
 	interval_flush(d->merged, publish_stack, &pass);
 	symbolizer_collect(a->symbolizer);
+	if (a->unwinder)
+		unwinder_collect(a->unwinder);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	window_publish(a->window, now.tv_sec);
 	/* regex matches are re-resolved so new processes join next interval */

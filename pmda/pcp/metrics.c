@@ -8,7 +8,8 @@
  *   stackprof.oncpu.folded           str   per process: last interval, folded
  *   stackprof.oncpu.samples          u64   per process: cumulative samples
  *   stackprof.heatmap.oncpu          u64   per slot: cumulative samples
- *   stackprof.stats.*                      sampler, symbolizer, drain, queue
+ *   stackprof.stats.*                      sampler, symbolizer, drain, queue,
+ *                                          unwind tables (metrics_unwind.c)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,6 +81,23 @@ static const pmdaMetric fixed_metrics[] = {
 	STAT(ST_FILTER_SCANS),
 	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
 	STAT(ST_EVENT_DROPPED),
+
+	STAT(ST_UNWIND_TABLE_FRAMES), STAT(ST_UNWIND_FP_FRAMES), STAT(ST_UNWIND_COMPLETE),
+	STAT(ST_UNWIND_TRUNC_DEPTH), STAT(ST_UNWIND_TRUNC_READ), STAT(ST_UNWIND_TRUNC_NORULE),
+	STAT(ST_UNWIND_NO_MAPPING), STAT(ST_UNWIND_NO_TABLE), STAT(ST_UNWIND_NO_PROCESS),
+	STAT(ST_UNWIND_REFRESHES), STAT(ST_USTACK_MAP_FULL),
+	STAT(ST_UNWIND_BUILDS), STAT(ST_UNWIND_BUILD_ERRORS),
+	METRIC(CL_STATS, ST_UNWIND_BUILD_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
+	STAT(ST_UNWIND_KERNEL_FULL), STAT(ST_UNWIND_EVICTIONS),
+	METRIC(CL_STATS, ST_UNWIND_TABLES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_TABLES_LOADED, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_KERNEL_ROWS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_KERNEL_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_UNWIND_KERNEL_RESERVED, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_UNWIND_USER_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_UNWIND_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_PENDING, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	STAT(ST_UNWIND_MAPPINGS_DROPPED), STAT(ST_UNWIND_PROCESS_ERRORS),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -91,6 +109,17 @@ static const int sampler_stat_of[ST_NITEMS] = {
 	[ST_KSTACK_MISSING] = SP_STAT_KSTACK_MISSING + 1,
 	[ST_USTACK_MISSING] = SP_STAT_USTACK_MISSING + 1,
 	[ST_EXECS] = SP_STAT_EXECS + 1, [ST_EXEC_LOST] = SP_STAT_EXEC_LOST + 1,
+	[ST_UNWIND_TABLE_FRAMES] = SP_STAT_UNWIND_TABLE_FRAMES + 1,
+	[ST_UNWIND_FP_FRAMES] = SP_STAT_UNWIND_FP_FRAMES + 1,
+	[ST_UNWIND_COMPLETE] = SP_STAT_UNWIND_COMPLETE + 1,
+	[ST_UNWIND_TRUNC_DEPTH] = SP_STAT_UNWIND_TRUNC_DEPTH + 1,
+	[ST_UNWIND_TRUNC_READ] = SP_STAT_UNWIND_TRUNC_READ + 1,
+	[ST_UNWIND_TRUNC_NORULE] = SP_STAT_UNWIND_TRUNC_NORULE + 1,
+	[ST_UNWIND_NO_MAPPING] = SP_STAT_UNWIND_NO_MAPPING + 1,
+	[ST_UNWIND_NO_TABLE] = SP_STAT_UNWIND_NO_TABLE + 1,
+	[ST_UNWIND_NO_PROCESS] = SP_STAT_UNWIND_NO_PROCESS + 1,
+	[ST_UNWIND_REFRESHES] = SP_STAT_UNWIND_REFRESH + 1,
+	[ST_USTACK_MAP_FULL] = SP_STAT_USTACK_MAP_FULL + 1,
 	/* 0 = not a sp_stat; +1 keeps index 0 usable */
 };
 
@@ -224,6 +253,8 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 		return fetch_symbolizer_stat(a, item, atom);
 	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
 		return fetch_event_stat(a->oncpu_events, item, atom);
+	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_PROCESS_ERRORS)
+		return metrics_unwind_stat(a, item, atom);
 	switch (item) {
 	case ST_DRAINS:		atom->ull = a->stats.drains; break;
 	case ST_DRAIN_TIME:	atom->ull = a->stats.drain_time_us; break;
