@@ -46,6 +46,10 @@ void unwinder_on_exec(struct unwinder *u, pid_t tgid, bool selected);
 void unwinder_on_maps(struct unwinder *u, pid_t tgid);
 void unwinder_on_exit(struct unwinder *u, pid_t tgid);
 
+/* After symbolizer_tick: processes described at exec whose libraries the
+ * loader has mapped since are described again. */
+void unwinder_tick(struct unwinder *u);
+
 /* Once per drain: processes gone, tables idle too long. */
 void unwinder_collect(struct unwinder *u);
 
