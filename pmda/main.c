@@ -166,12 +166,12 @@ serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 	while (!quit) {
 		int64_t	interval = a->config.interval_ms;
 		int64_t	wait = last + interval - now_ms();
-		int	young_wait = agent_timeout_ms(a);
+		int	sym_wait = symbolizer_timeout_ms(a->symbolizer);
 		int	n;
 
 		/* a young process's maps are re-read until its libraries appear */
-		if (young_wait >= 0 && young_wait < wait)
-			wait = young_wait;
+		if (sym_wait >= 0 && sym_wait < wait)
+			wait = sym_wait;
 		pfd[1].fd = agent_exec_fd(a);	/* changes if BPF is reloaded */
 		pfd[2].fd = agent_unwind_fd(a);
 		n = poll(pfd, 3, wait > 0 ? (int)wait : 0);
@@ -183,7 +183,7 @@ serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 			agent_handle_execs(a);
 		if (n > 0 && (pfd[2].revents & POLLIN))
 			agent_handle_unwind(a);
-		agent_tick(a);
+		symbolizer_tick(a->symbolizer);
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
 			break;	/* pmcd closed the pipe: it restarts us */

@@ -362,20 +362,6 @@ agent_exec_fd(const struct agent *a)
 	return a->sampler ? sampler_exec_fd(a->sampler) : -1;
 }
 
-void
-agent_tick(struct agent *a)
-{
-	symbolizer_tick(a->symbolizer);
-	if (a->unwinder)
-		unwinder_tick(a->unwinder);
-}
-
-int
-agent_timeout_ms(const struct agent *a)
-{
-	return symbolizer_timeout_ms(a->symbolizer);
-}
-
 int
 agent_unwind_fd(const struct agent *a)
 {

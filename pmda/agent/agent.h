@@ -112,11 +112,6 @@ void agent_refresh_filter(struct agent *a);
 void agent_handle_execs(struct agent *a);
 /* The fd to poll for those events, or -1. */
 int agent_exec_fd(const struct agent *a);
-/* After every wake-up of the loop: young processes' maps read again
- * (symbolizer_tick) and given to the walker.  agent_timeout_ms is when
- * that is next due (-1: nothing pending), for the poll timeout. */
-void agent_tick(struct agent *a);
-int agent_timeout_ms(const struct agent *a);
 /* The fd that is readable when unwind tables are built, or -1; then
  * agent_handle_unwind loads them. */
 int agent_unwind_fd(const struct agent *a);

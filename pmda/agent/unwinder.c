@@ -5,33 +5,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <pcp/pmapi.h>
 #include "unwinder.h"
-
-/*
- * At exec only the executable, ld.so and the vDSO are mapped; the loader
- * maps the libraries a millisecond later, and the symbolizer reads the
- * maps again then (symbolizer_tick).  A process described at exec is
- * young for YOUNG_NS: each tick describes it again if its mappings grew,
- * so its library frames have tables before most of its samples.
- */
-#define YOUNG_MAX	256
-#define YOUNG_NS	100000000ull
-
-struct young {
-	pid_t		tgid;
-	size_t		nmaps;		/* as described last */
-	uint64_t	exec_ns;
-};
 
 struct unwinder {
 	struct sampler		*sampler;
 	struct symbolizer	*sym;
 	struct unwind_cache	*cache;
 	enum sp_unwind_mode	mode;
-	struct young		young[YOUNG_MAX];
-	int			nyoung;
 };
 
 /* ---- the kernel: the sampler's maps ---- */
@@ -178,13 +159,14 @@ add_mapping(void *arg, const struct symbolizer_mapping *sm)
 	};
 }
 
-/* Describe tgid; its number of mappings in *nmaps.  0 or -errno. */
-static int
-describe(struct unwinder *u, pid_t tgid, size_t *nmaps)
+int
+unwinder_describe(struct unwinder *u, pid_t tgid)
 {
 	struct mapping_list l = { 0 };
 	int n, err;
 
+	if (u->mode == SP_UNWIND_FP)
+		return 0;
 	n = symbolizer_mappings(u->sym, tgid, add_mapping, &l);
 	if (n < 0 || l.nomem || l.n == 0) {
 		free(l.m);
@@ -194,55 +176,7 @@ describe(struct unwinder *u, pid_t tgid, size_t *nmaps)
 	free(l.m);
 	if (err < 0)
 		pmNotifyErr(LOG_WARNING, "unwind tables for pid %d: %s", (int)tgid, strerror(-err));
-	*nmaps = l.n;
 	return err;
-}
-
-int
-unwinder_describe(struct unwinder *u, pid_t tgid)
-{
-	size_t n;
-
-	return u->mode == SP_UNWIND_FP ? 0 : describe(u, tgid, &n);
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void
-count_mapping(void *arg, const struct symbolizer_mapping *m)
-{
-	(void)m;
-	(*(size_t *)arg)++;
-}
-
-void
-unwinder_tick(struct unwinder *u)
-{
-	uint64_t now;
-	int i, out = 0;
-
-	if (u->nyoung == 0)
-		return;
-	now = mono_ns();
-	for (i = 0; i < u->nyoung; i++) {
-		struct young y = u->young[i];
-		size_t n = 0;
-
-		if (now - y.exec_ns > YOUNG_NS || !unwind_process_known(u->cache, y.tgid) ||
-		    symbolizer_mappings(u->sym, y.tgid, count_mapping, &n) < 0)
-			continue;
-		if (n != y.nmaps && describe(u, y.tgid, &y.nmaps) < 0)
-			continue;
-		u->young[out++] = y;
-	}
-	u->nyoung = out;
 }
 
 void
@@ -255,15 +189,11 @@ unwinder_note_process(struct unwinder *u, pid_t tgid)
 void
 unwinder_on_exec(struct unwinder *u, pid_t tgid, bool selected)
 {
-	size_t n;
-
 	/* the old image's array must not outlive it */
-	if (!selected || u->mode == SP_UNWIND_FP) {
+	if (selected && u->mode != SP_UNWIND_FP)
+		unwinder_describe(u, tgid);
+	else
 		unwind_process_forget(u->cache, tgid, true);
-		return;
-	}
-	if (describe(u, tgid, &n) == 0 && u->nyoung < YOUNG_MAX)
-		u->young[u->nyoung++] = (struct young){ tgid, n, mono_ns() };
 }
 
 void

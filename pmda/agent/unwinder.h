@@ -40,15 +40,12 @@ int unwinder_describe(struct unwinder *u, pid_t tgid);
 /* A drained stack's process: described once, on first sight. */
 void unwinder_note_process(struct unwinder *u, pid_t tgid);
 /* The sampler's events: an exec (described anew when selected, forgotten
- * otherwise), the walker's request for a refresh (maps read again), an
- * exit (forgotten; the kernel dropped its array itself). */
+ * otherwise; its libraries come with its first refresh request, which a
+ * new process may make at once), the walker's request for a refresh (maps
+ * read again), an exit (forgotten; the kernel dropped its array itself). */
 void unwinder_on_exec(struct unwinder *u, pid_t tgid, bool selected);
 void unwinder_on_maps(struct unwinder *u, pid_t tgid);
 void unwinder_on_exit(struct unwinder *u, pid_t tgid);
-
-/* After symbolizer_tick: processes described at exec whose libraries the
- * loader has mapped since are described again. */
-void unwinder_tick(struct unwinder *u);
 
 /* Once per drain: processes gone, tables idle too long. */
 void unwinder_collect(struct unwinder *u);
