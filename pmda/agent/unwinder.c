@@ -78,13 +78,19 @@ struct unwinder *
 unwinder_new(struct sampler *s, struct symbolizer *sym, const struct unwind_config *cfg)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	struct unwind_config c = cfg ? *cfg : (struct unwind_config){ 0 };
+	struct sampler_unwind_usage usage;
 
 	if (!u)
 		return NULL;
 	u->sampler = s;
 	u->sym = sym;
 	u->mode = SP_UNWIND_AUTO;
-	if (!(u->cache = unwind_cache_new(cfg, &kernel_ops, u, &source_ops, u))) {
+	if (c.kernel_rows == 0) {	/* the share bound is of the sampler's row array */
+		sampler_unwind_usage(s, &usage);
+		c.kernel_rows = usage.rows_capacity;
+	}
+	if (!(u->cache = unwind_cache_new(&c, &kernel_ops, u, &source_ops, u))) {
 		free(u);
 		return NULL;
 	}

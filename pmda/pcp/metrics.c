@@ -98,6 +98,7 @@ static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_STATS, ST_UNWIND_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	METRIC(CL_STATS, ST_UNWIND_PENDING, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	STAT(ST_UNWIND_MAPPINGS_DROPPED), STAT(ST_UNWIND_PROCESS_ERRORS),
+	STAT(ST_UNWIND_TOO_LARGE), STAT(ST_UNWIND_REBUILDS_DEFERRED),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -253,7 +254,7 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 		return fetch_symbolizer_stat(a, item, atom);
 	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
 		return fetch_event_stat(a->oncpu_events, item, atom);
-	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_PROCESS_ERRORS)
+	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_REBUILDS_DEFERRED)
 		return metrics_unwind_stat(a, item, atom);
 	switch (item) {
 	case ST_DRAINS:		atom->ull = a->stats.drains; break;

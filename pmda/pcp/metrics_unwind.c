@@ -13,6 +13,9 @@
  *   unwind_processes, _pending       processes described; builds queued
  *   unwind_mappings_dropped          mappings beyond what a process's array holds
  *   unwind_process_errors            mapping arrays the kernel refused
+ *   unwind_too_large                 tables over a quarter of the kernel's rows
+ *   unwind_rebuilds_deferred         mappings of a table evicted for room, in
+ *                                    its back-off (frame pointers meanwhile)
  */
 #include "pcp_priv.h"
 
@@ -33,6 +36,8 @@ cache_figure(const struct unwind_stats *st, unsigned item)
 	case ST_UNWIND_PROCESSES:	return st->processes;
 	case ST_UNWIND_PENDING:		return st->pending;
 	case ST_UNWIND_MAPPINGS_DROPPED: return st->mappings_dropped;
+	case ST_UNWIND_TOO_LARGE:	return st->too_large;
+	case ST_UNWIND_REBUILDS_DEFERRED: return st->rebuilds_deferred;
 	default:			return st->process_errors;
 	}
 }

@@ -41,7 +41,7 @@ struct pcp_face {
 };
 
 /* metrics_unwind.c: stackprof.stats.unwind_* of the table cache (items
- * ST_UNWIND_BUILDS..ST_UNWIND_PROCESS_ERRORS) */
+ * ST_UNWIND_BUILDS..ST_UNWIND_REBUILDS_DEFERRED) */
 int metrics_unwind_stat(const struct agent *a, unsigned item, pmAtomValue *atom);
 
 #endif /* PCP_PRIV_H */

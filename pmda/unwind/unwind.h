@@ -56,9 +56,15 @@ struct unwind_source_ops {
 			      void **image, size_t *len);
 };
 
+/* A table larger than this share of the kernel's rows is refused, not
+ * loaded at the expense of every other (libLLVM: 979k rows of 1,048k). */
+#define UNWIND_TABLE_SHARE	4
+
 struct unwind_config {
 	uint64_t	idle_ns;	/* a table no process maps goes after this (0: 60 s) */
 	size_t		queue_bytes;	/* bound of built rows waiting to be loaded (0: 64 MiB) */
+	uint32_t	kernel_rows;	/* the kernel's row capacity (0: no share bound) */
+	uint64_t	backoff_ns;	/* a table evicted for room is not rebuilt before (0: 60 s) */
 };
 
 struct unwind_stats {
@@ -76,6 +82,8 @@ struct unwind_stats {
 	uint64_t	user_bytes;	/* memory the cache holds (entries + rows waiting) */
 	uint64_t	processes;	/* processes with mapping arrays */
 	uint64_t	pending;	/* builds queued or running */
+	uint64_t	too_large;	/* tables refused: over 1/UNWIND_TABLE_SHARE of the rows */
+	uint64_t	rebuilds_deferred; /* mappings of a table evicted for room, in its back-off */
 };
 
 struct unwind_cache;

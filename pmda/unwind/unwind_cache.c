@@ -8,6 +8,12 @@
  * Finished tables are loaded into the kernel from the caller's thread; a
  * table no tracked process maps is unloaded after the idle time, or
  * earlier when the kernel's rows are needed for another.
+ *
+ * So that the row array cannot churn (each load evicting what the next
+ * process builds again): a table over 1/UNWIND_TABLE_SHARE of the rows is
+ * refused and remembered; nothing is evicted for a table that would not
+ * fit even then; the victim is the table unused the longest; and a table
+ * evicted for room is not built again within the back-off.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -23,6 +29,7 @@
 
 #define IDLE_NS_DEFAULT		(60 * 1000000000ull)
 #define QUEUE_BYTES_DEFAULT	(64u << 20)
+#define BACKOFF_NS_DEFAULT	(60 * 1000000000ull)
 
 uint64_t
 unwind_now_ns(void)
@@ -216,6 +223,27 @@ file_of_vdso(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m)
 	return file_for(c, id, -1, image, len);
 }
 
+/* f was evicted for room and m maps it: build it again once the back-off
+ * is over (every process that maps it then gets it), else count. */
+static void
+rebuild_evicted(struct unwind_cache *c, struct ufile *f, pid_t tgid, const struct unwind_mapping *m)
+{
+	void *image = NULL;
+	size_t len = 0;
+	int fd = -1;
+
+	if (unwind_now_ns() - f->evicted_at < c->backoff_ns) {
+		c->st.rebuilds_deferred++;
+		return;
+	}
+	if (m->kind == UNWIND_MAP_FILE)
+		fd = c->sops->open_file(c->sarg, tgid, m);
+	else if (c->sops->read_image(c->sarg, tgid, m, &image, &len) < 0)
+		image = NULL;
+	if (fd >= 0 || image)
+		queue_build(c, f, fd, image, len);
+}
+
 struct ufile *
 unwind_file_get(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m,
 		struct uinode **inode)
@@ -227,6 +255,8 @@ unwind_file_get(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping 
 		f = file_of_inode(c, tgid, m, inode);
 	else if (m->kind == UNWIND_MAP_VDSO)
 		f = file_of_vdso(c, tgid, m);
+	if (f && f->state == UF_EVICTED)
+		rebuild_evicted(c, f, tgid, m);
 	if (f)
 		f->refs++;
 	if (*inode)
@@ -264,7 +294,9 @@ unload(struct unwind_cache *c, struct ufile *f)
 	f->dirty = true;
 }
 
-/* Unload the table idle the longest; false when none is idle. */
+/* Unload the table unused the longest (no tracked process maps it, for
+ * the longest time); false when none is idle.  It is remembered, so that
+ * mapping it again within the back-off does not build it again. */
 static bool
 evict_idle_one(struct unwind_cache *c)
 {
@@ -277,8 +309,29 @@ evict_idle_one(struct unwind_cache *c)
 	if (!victim)
 		return false;
 	unload(c, victim);
-	free_file(c, victim);
+	victim->state = UF_EVICTED;
+	victim->evicted_at = unwind_now_ns();
 	return true;
+}
+
+static uint64_t
+in_blocks(uint64_t rows)
+{
+	return (rows + SP_UNWIND_BLOCK_ROWS - 1) / SP_UNWIND_BLOCK_ROWS * SP_UNWIND_BLOCK_ROWS;
+}
+
+/* Would nrows fit once every idle table is gone?  Else evicting is waste. */
+static bool
+could_fit(const struct unwind_cache *c, uint32_t nrows)
+{
+	uint64_t busy = in_blocks(nrows);
+
+	if (c->kernel_capacity == 0)
+		return true;
+	for (const struct ufile *f = c->files; f; f = f->next)
+		if (f->state == UF_LOADED && f->refs > 0)
+			busy += in_blocks(f->nrows);
+	return busy <= c->kernel_capacity;
 }
 
 static void
@@ -293,8 +346,15 @@ load(struct unwind_cache *c, struct ufile *f, const struct ujob *j)
 		return;
 	}
 	c->st.builds++;
+	if (c->max_table_rows && j->nrows > c->max_table_rows) {
+		f->state = UF_FAILED;
+		f->refused = true;
+		unwind_layout_free(&f->layout);	/* kept for its identity only */
+		c->st.too_large++;
+		return;
+	}
 	while ((id = c->kops->table_add(c->karg, j->base, j->rows, j->nrows)) == -ENOSPC &&
-	       evict_idle_one(c))
+	       could_fit(c, j->nrows) && evict_idle_one(c))
 		;
 	if (id < 0) {
 		f->state = UF_FAILED;
@@ -371,6 +431,9 @@ unwind_cache_new(const struct unwind_config *cfg, const struct unwind_kernel_ops
 	c->sops = sops;
 	c->sarg = sarg;
 	c->idle_ns = cfg && cfg->idle_ns ? cfg->idle_ns : IDLE_NS_DEFAULT;
+	c->backoff_ns = cfg && cfg->backoff_ns ? cfg->backoff_ns : BACKOFF_NS_DEFAULT;
+	c->kernel_capacity = cfg ? cfg->kernel_rows : 0;
+	c->max_table_rows = c->kernel_capacity / UNWIND_TABLE_SHARE;
 	c->worker = uworker_new(cfg && cfg->queue_bytes ? cfg->queue_bytes : QUEUE_BYTES_DEFAULT,
 				&c->fd);
 	if (!c->worker) {
@@ -407,7 +470,9 @@ unwind_cache_collect(struct unwind_cache *c)
 	unwind_procs_collect(c);
 	for (f = c->files; f; f = next) {
 		next = f->next;
-		if (f->refs > 0 || f->state == UF_QUEUED || now - f->idle_since < c->idle_ns)
+		if (f->refs > 0 || f->state == UF_QUEUED || f->refused ||
+		    now - f->idle_since < c->idle_ns ||
+		    (f->state == UF_EVICTED && now - f->evicted_at < c->backoff_ns))
 			continue;
 		unload(c, f);
 		free_file(c, f);

@@ -44,6 +44,7 @@ enum ufile_state {
 	UF_QUEUED,			/* handed to the worker */
 	UF_LOADED,			/* in the kernel under kernel_id */
 	UF_FAILED,			/* no table: bad CFI, too large, no room */
+	UF_EVICTED,			/* unloaded for room: rebuilt after the back-off */
 };
 
 struct ufile {
@@ -54,8 +55,10 @@ struct ufile {
 	uint32_t	nrows;
 	bool		dirty;		/* state changed: its processes need new arrays */
 	bool		orphan;		/* forgotten while queued: free when built */
+	bool		refused;	/* too large: kept, so never built again */
 	int		refs;		/* mappings of processes we track */
-	uint64_t	idle_since;	/* refs fell to 0 then */
+	uint64_t	idle_since;	/* refs fell to 0 then (LRU order of eviction) */
+	uint64_t	evicted_at;	/* UF_EVICTED since */
 	struct ufile	*hnext;		/* identity hash chain */
 	struct ufile	*prev, *next;	/* all files */
 };
@@ -118,7 +121,9 @@ struct unwind_cache {
 	void		*karg;
 	const struct unwind_source_ops *sops;
 	void		*sarg;
-	uint64_t	idle_ns;
+	uint64_t	idle_ns, backoff_ns;
+	uint32_t	max_table_rows;	/* kernel rows / UNWIND_TABLE_SHARE; 0: no bound */
+	uint32_t	kernel_capacity;
 	struct uworker	*worker;
 	int		fd;
 	struct ufile	*files;		/* all of them, newest first */

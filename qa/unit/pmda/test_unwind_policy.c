@@ -1,0 +1,295 @@
+/*
+ * test_unwind_policy.c - how the unwind table cache shares the kernel's
+ * row array, so that it cannot churn (every load evicting tables the next
+ * process builds again: 435 builds in 20 s with every process selected,
+ * when clang's libLLVM took 979k of 1,048k rows).  Real files and the real
+ * worker; the kernel is a fake with a row capacity the test chooses:
+ *
+ *   share     a table over 1/UNWIND_TABLE_SHARE of the rows is refused,
+ *             counted, never loaded and never built again
+ *   hopeless  no idle table is evicted for one that would not fit anyway
+ *   lru       the victim is the table unused the longest
+ *   backoff   a table evicted for room is not built again within the
+ *             back-off (counted); after it, the next mapping builds it
+ *
+ * The files: libraries compiled here from one generated source with a
+ * different seed each (same row count, different build-ids), and a tiny one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "unit.h"
+#include "sym_testlib.h"
+#include "unwind/unwind.h"
+
+#define NLIBS		6
+#define BACKOFF_NS	(400 * 1000000ull)
+
+/* ---- the fake kernel: a row capacity, blocks as the sampler counts them ---- */
+
+#define MAX_IDS		64
+
+static struct {
+	uint64_t	capacity, used;		/* rows, in whole blocks */
+	uint32_t	rows_of[MAX_IDS];	/* 0: free id */
+	int		adds, removes, last_removed;
+} k;
+
+static uint64_t
+in_blocks(uint64_t rows)
+{
+	return (rows + SP_UNWIND_BLOCK_ROWS - 1) / SP_UNWIND_BLOCK_ROWS * SP_UNWIND_BLOCK_ROWS;
+}
+
+static int
+k_table_add(void *arg, uint64_t base, const struct sp_unwind_row *rows, uint32_t n)
+{
+	(void)arg, (void)base, (void)rows;
+	k.adds++;
+	if (k.used + in_blocks(n) > k.capacity)
+		return -ENOSPC;
+	for (int id = 0; id < MAX_IDS; id++)
+		if (k.rows_of[id] == 0) {
+			k.rows_of[id] = n;
+			k.used += in_blocks(n);
+			return id;
+		}
+	return -ENOSPC;
+}
+
+static int
+k_table_remove(void *arg, uint32_t id)
+{
+	(void)arg;
+	CHECK(id < MAX_IDS && k.rows_of[id] != 0);
+	k.used -= in_blocks(k.rows_of[id]);
+	k.rows_of[id] = 0;
+	k.removes++;
+	k.last_removed = (int)id;
+	return 0;
+}
+
+static int
+k_process_set(void *arg, pid_t tgid, const struct sp_unwind_mapping *m, uint32_t n)
+{
+	(void)arg, (void)tgid, (void)m, (void)n;
+	return 0;
+}
+
+static int
+k_process_remove(void *arg, pid_t tgid)
+{
+	(void)arg, (void)tgid;
+	return 0;
+}
+
+static const struct unwind_kernel_ops kops = {
+	k_table_add, k_table_remove, k_process_set, k_process_remove,
+};
+
+/* ---- the files: a mapping names one by inode ---- */
+
+static struct lib {
+	char		path[512];
+	uint64_t	dev, ino;
+} libs[NLIBS + 1];			/* libs[NLIBS]: the tiny one */
+
+static int
+s_open_file(void *arg, pid_t tgid, const struct unwind_mapping *m)
+{
+	(void)arg, (void)tgid;
+	for (int i = 0; i <= NLIBS; i++)
+		if (libs[i].ino == m->ino && libs[i].dev == m->dev)
+			return open(libs[i].path, O_RDONLY | O_CLOEXEC);
+	return -ENOENT;
+}
+
+static int
+s_read_image(void *arg, pid_t tgid, const struct unwind_mapping *m, void **image, size_t *len)
+{
+	(void)arg, (void)tgid, (void)m, (void)image, (void)len;
+	return -ENOENT;
+}
+
+static const struct unwind_source_ops sops = { s_open_file, s_read_image };
+
+static void
+build_libs(void)
+{
+	FILE *f = fopen(spath("gen.c"), "w");
+	struct stat st;
+
+	/* functions with frames and calls: several CFI rows each */
+	for (int i = 0; i < 300; i++)
+		fprintf(f, "int g%d(int *p, int n) { int a[16]; for (int i = 0; i < n; i++) "
+			   "a[i & 15] = p[i] * SEED + %d; extern int ext(int *); return ext(a) + n; }\n",
+			i, i);
+	fclose(f);
+	write_file(spath("tiny.c"), "int tiny(int x) { return x + 1; }\n");
+	for (int i = 0; i <= NLIBS; i++) {
+		snprintf(libs[i].path, sizeof(libs[i].path), "%s/lib%d.so", scratch_dir(), i);
+		if (i < NLIBS)
+			must_run("cc -O1 -fPIC -shared -DSEED=%d -o %s %s", i + 3, libs[i].path,
+				 spath("gen.c"));
+		else
+			must_run("cc -O1 -fPIC -shared -o %s %s", libs[i].path, spath("tiny.c"));
+		CHECK(stat(libs[i].path, &st) == 0);
+		libs[i].dev = st.st_dev;
+		libs[i].ino = st.st_ino;
+	}
+}
+
+/* ---- helpers ---- */
+
+static struct unwind_cache *
+cache_new(uint64_t capacity, uint32_t kernel_rows)
+{
+	struct unwind_config cfg = { .kernel_rows = kernel_rows, .backoff_ns = BACKOFF_NS };
+	struct unwind_cache *c;
+
+	memset(&k, 0, sizeof(k));
+	k.capacity = capacity;
+	k.last_removed = -1;
+	c = unwind_cache_new(&cfg, &kops, NULL, &sops, NULL);
+	CHECK(c != NULL);
+	return c;
+}
+
+/* Process tgid maps library i (alone), and its table is loaded or refused. */
+static void
+map_lib(struct unwind_cache *c, pid_t tgid, int i)
+{
+	struct unwind_mapping m = {
+		.start = 0x100000000ull * (uint64_t)(i + 1), .pgoff = 0,
+		.dev = libs[i].dev, .ino = libs[i].ino, .kind = UNWIND_MAP_FILE,
+	};
+
+	m.end = m.start + 0x10000;
+	CHECK_INT(unwind_process_set(c, tgid, &m, 1), 0);
+	CHECK_INT(unwind_cache_settle(c, 10000), 0);
+}
+
+static struct unwind_stats
+stats(struct unwind_cache *c)
+{
+	struct unwind_stats st;
+
+	unwind_cache_stats(c, &st);
+	return st;
+}
+
+/* The rows of a generated library's table, and the tiny one's. */
+static uint32_t lib_rows, tiny_rows;
+
+static void
+measure(void)
+{
+	struct unwind_cache *c = cache_new(UINT32_MAX, 0);
+
+	map_lib(c, 100, 0);
+	lib_rows = (uint32_t)stats(c).kernel_rows;
+	map_lib(c, 101, NLIBS);
+	tiny_rows = (uint32_t)(stats(c).kernel_rows - lib_rows);
+	unwind_cache_free(c);
+	CHECK(lib_rows > 4 * SP_UNWIND_BLOCK_ROWS);	/* several blocks: the sizes below need it */
+	CHECK(tiny_rows > 0 && tiny_rows < lib_rows);
+}
+
+/* ---- the cases ---- */
+
+static void
+test_share(void)
+{
+	/* a generated library is over a quarter, the tiny one is not */
+	uint64_t cap = 3 * (uint64_t)lib_rows;
+	struct unwind_cache *c = cache_new(cap, (uint32_t)cap);
+
+	map_lib(c, 1, 0);
+	CHECK_INT(stats(c).too_large, 1);
+	CHECK_INT(k.adds, 0);			/* never offered to the kernel */
+	CHECK_INT(stats(c).tables_loaded, 0);
+	map_lib(c, 2, NLIBS);
+	CHECK_INT(stats(c).tables_loaded, 1);
+	/* another process, the first gone: remembered, not built again */
+	unwind_process_forget(c, 1, false);
+	map_lib(c, 3, 0);
+	CHECK_INT(stats(c).builds, 2);
+	CHECK_INT(stats(c).too_large, 1);
+	CHECK_INT(k.adds, 1);
+	unwind_cache_free(c);
+}
+
+static void
+test_hopeless(void)
+{
+	/* room for four libraries and the tiny one, not five libraries */
+	uint64_t cap = 4 * in_blocks(lib_rows) + in_blocks(tiny_rows) + SP_UNWIND_BLOCK_ROWS;
+	struct unwind_cache *c = cache_new(cap, (uint32_t)cap);
+
+	map_lib(c, 1, NLIBS);
+	unwind_process_forget(c, 1, false);	/* the tiny table is idle */
+	for (int i = 0; i < 4; i++)
+		map_lib(c, 10 + i, i);
+	CHECK_INT(stats(c).tables_loaded, 5);
+	map_lib(c, 20, 4);			/* cannot fit even with the tiny one gone */
+	CHECK_INT(stats(c).kernel_full, 1);
+	CHECK_INT(stats(c).evictions, 0);
+	CHECK_INT(k.removes, 0);
+	CHECK_INT(stats(c).tables_loaded, 5);
+	unwind_cache_free(c);
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void
+test_lru_backoff(void)
+{
+	/* room for two libraries; no share bound */
+	uint64_t cap = 2 * in_blocks(lib_rows) + SP_UNWIND_BLOCK_ROWS;
+	struct unwind_cache *c = cache_new(cap, 0);
+	int id0 = 0;				/* the fake gives the first free id */
+
+	map_lib(c, 1, 0);
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).tables_loaded, 2);
+	unwind_process_forget(c, 1, false);	/* library 0 unused first ... */
+	sleep_ms(20);
+	unwind_process_forget(c, 2, false);	/* ... then library 1 */
+	map_lib(c, 3, 2);
+	CHECK_INT(stats(c).evictions, 1);
+	CHECK_INT(k.last_removed, id0);		/* the one unused the longest */
+	CHECK_INT(stats(c).tables_loaded, 2);
+
+	/* library 0 again, within the back-off: not built, counted */
+	map_lib(c, 4, 0);
+	CHECK_INT(stats(c).builds, 3);
+	CHECK_INT(stats(c).rebuilds_deferred, 1);
+	CHECK_INT(stats(c).pending, 0);
+	unwind_process_forget(c, 4, false);
+
+	/* after it: the next process that maps it builds it */
+	sleep_ms((long)(BACKOFF_NS / 1000000) + 50);
+	map_lib(c, 5, 0);
+	CHECK_INT(stats(c).builds, 4);
+	CHECK_INT(stats(c).rebuilds_deferred, 1);
+	CHECK_INT(stats(c).tables_loaded, 2);	/* library 1, idle, made room */
+	unwind_cache_free(c);
+}
+
+int
+main(void)
+{
+	build_libs();
+	measure();
+	test_share();
+	test_hopeless();
+	test_lru_backoff();
+	return unit_report("test_unwind_policy");
+}
