@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "symbolize.h"
 
@@ -225,6 +226,12 @@ struct sym_proc *sym_procs_capture(struct sym_procs *ps, struct sym_cache *c,
 bool sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p,
 		      unsigned gen);
 struct sym_map *sym_proc_find_map(const struct sym_proc *p, uint64_t ip);
+/* The executable mappings in f (the text of a /proc/PID/maps), in file
+ * order, into *maps (malloc'd; each path too); exe is the process's
+ * executable (NULL: unknown), for is_exe.  Returns the count.  read_maps
+ * uses it on /proc; it is here for qa/fuzz/pmda/fuzz_sym_proc.c. */
+struct stat;
+size_t sym_maps_parse(FILE *f, const struct stat *exe, struct sym_map **maps);
 /* The symbol table of file mapping m, loading it once (NULL when unreadable). */
 struct sym_elf *sym_proc_map_elf(struct sym_proc *p, struct sym_map *m,
 				 struct sym_cache *c, struct sym_counters *cnt);

@@ -205,22 +205,13 @@ parse_maps_line(char *line, struct sym_map *m)
 	return true;
 }
 
-/* Read the executable mappings of p->pid.  false when /proc/PID is gone. */
-static bool
-read_maps(struct sym_proc *p)
+size_t
+sym_maps_parse(FILE *f, const struct stat *exe, struct sym_map **out)
 {
-	char path[64], *line = NULL;
+	char *line = NULL;
 	size_t cap = 0, n = 0, alloc = 0;
 	struct sym_map *maps = NULL, m;
-	struct stat exe;
-	bool have_exe;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	have_exe = stat(path, &exe) == 0;
 	while (getline(&line, &cap, f) > 0) {
 		if (!parse_maps_line(line, &m))
 			continue;
@@ -232,11 +223,32 @@ read_maps(struct sym_proc *p)
 			}
 			maps = g;
 		}
-		m.is_exe = have_exe && m.kind == SYM_MAP_FILE &&
-			   m.dev == exe.st_dev && m.ino == exe.st_ino;
+		m.is_exe = exe && m.kind == SYM_MAP_FILE &&
+			   m.dev == exe->st_dev && m.ino == exe->st_ino;
 		maps[n++] = m;
 	}
 	free(line);
+	*out = maps;
+	return n;
+}
+
+/* Read the executable mappings of p->pid.  false when /proc/PID is gone. */
+static bool
+read_maps(struct sym_proc *p)
+{
+	char path[64];
+	size_t n;
+	struct sym_map *maps;
+	struct stat exe;
+	bool have_exe;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	have_exe = stat(path, &exe) == 0;
+	n = sym_maps_parse(f, have_exe ? &exe : NULL, &maps);
 	fclose(f);
 	p->maps = maps;
 	p->nmaps = n;
