@@ -109,9 +109,12 @@ add_symbols(struct sym_elf *e, const struct sym_src *src, Elf_Scn *scn,
 		return -1;
 	if ((data = elf_getdata(scn, NULL)) == NULL || data->d_size < sh->sh_size)
 		return -1;
+	/* an entry size beyond the table: no symbols, and realloc(syms, 0)
+	 * below would free a table the list still points at */
+	if ((nsym = sh->sh_size / sh->sh_entsize) == 0)
+		return 0;
 	if ((blob = read_strtab(src, strsh)) == NULL)
 		return -1;
-	nsym = sh->sh_size / sh->sh_entsize;
 	grown = realloc(e->list.syms, (e->list.n + nsym) * sizeof(*grown));
 	if (grown == NULL || !add_blob(e, blob, strsh->sh_size + 1)) {
 		if (grown)
