@@ -115,9 +115,8 @@ on_body(char *data, size_t size, size_t n, void *arg)
 	return r->body->failed ? 0 : size * n;
 }
 
-/* Text of <tag>...</tag> in an S3 error document, into out (maybe empty). */
-static void
-xml_text(const char *doc, const char *tag, char *out, size_t outlen)
+void
+s3_error_field(const char *doc, const char *tag, char *out, size_t outlen)
 {
 	char		open[64], close[64];
 	const char	*s, *e;
@@ -245,8 +244,8 @@ request_once(struct s3_client *cl, const struct request *rq, char *err, size_t e
 	{
 		const char *doc = resp.body->data;
 
-		xml_text(status >= 300 ? doc : NULL, "Code", code, sizeof(code));
-		xml_text(status >= 300 ? doc : NULL, "Message", msg, sizeof(msg));
+		s3_error_field(status >= 300 ? doc : NULL, "Code", code, sizeof(code));
+		s3_error_field(status >= 300 ? doc : NULL, "Message", msg, sizeof(msg));
 	}
 	out = s3_classify(status, rc, code[0] ? code : NULL);
 	if (out == S3_OK)
