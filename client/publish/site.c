@@ -7,6 +7,7 @@
  * xml_escape; hrefs are built only from sink_safe_name output and fixed
  * suffixes, and escaped as well.  The page has no script at all.
  */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +68,16 @@ json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A number in [0, limit), else 0: index.json is read back from a disk or a
+ * bucket and may hold anything, and a double beyond the integer it is
+ * stored in does not convert. */
 static double
-json_num(const cJSON *o, const char *key)
+json_num(const cJSON *o, const char *key, double limit)
 {
 	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < limit ?
+	       v->valuedouble : 0;
 }
 
 /* Rows of index.json text, into *rows with room for extra more; NULL,
@@ -96,9 +101,11 @@ parse_manifest(const char *text, struct row **rows, size_t extra)
 	cJSON_ArrayForEach(item, list) {
 		struct site_entry	e = {
 			.host = json_str(item, "host"), .name = json_str(item, "profile"),
-			.stem = json_str(item, "path"), .pid = (uint32_t)json_num(item, "pid"),
-			.start = json_num(item, "start"), .end = json_num(item, "end"),
-			.samples = (uint64_t)json_num(item, "samples"),
+			.stem = json_str(item, "path"),
+			.pid = (uint32_t)json_num(item, "pid", 4294967296.0),
+			.start = json_num(item, "start", DBL_MAX),
+			.end = json_num(item, "end", DBL_MAX),
+			.samples = (uint64_t)json_num(item, "samples", 18446744073709551616.0),
 		};
 		const cJSON		*f;
 
