@@ -21,23 +21,18 @@ static const char *root;
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	static const char *const dirs[] = {
+		"usr", "usr/lib", "usr/lib/debug", "usr/lib/debug/.build-id", "opt", "opt/app",
+	};
 	char	dir[256];
 
 	(void)argc;
 	(void)argv;
 	root = fuzz_scratch();
-	snprintf(dir, sizeof(dir), "%s/usr", root);
-	mkdir(dir, 0700);
-	snprintf(dir, sizeof(dir), "%s/usr/lib", root);
-	mkdir(dir, 0700);
-	snprintf(dir, sizeof(dir), "%s/usr/lib/debug", root);
-	mkdir(dir, 0700);
-	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id", root);
-	mkdir(dir, 0700);
-	snprintf(dir, sizeof(dir), "%s/opt", root);
-	mkdir(dir, 0700);
-	snprintf(dir, sizeof(dir), "%s/opt/app", root);
-	mkdir(dir, 0700);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", root, dirs[i]);
+		mkdir(dir, 0700);
+	}
 	return 0;
 }
 
