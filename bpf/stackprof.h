@@ -74,4 +74,23 @@ struct sp_exec_event {
 	__u32	pad;
 };
 
+/* How a row computes the CFA (x86-64). */
+enum sp_cfa_type {
+	SP_CFA_RSP = 0,		/* CFA = RSP + cfa_offset */
+	SP_CFA_RBP,		/* CFA = RBP + cfa_offset */
+	SP_CFA_PLT,		/* PLT stub: CFA = RSP + 8, + 8 more when (RIP & 15) >= 11 */
+	SP_CFA_SIGNAL,		/* signal trampoline (__restore_rt): registers from the
+				   rt_sigframe's ucontext at RSP */
+	SP_CFA_END,		/* outermost frame (RA undefined, e.g. _start): stop here */
+	SP_CFA_NONE,		/* no usable rule (gap, or an expression we do not
+				   model): the walker falls back to frame pointers */
+	/* Added by the CFI compiler, after the agreed six (so their values
+	 * stay): GCC's stack realignment (DRAP, e.g. AVX code) keeps the CFA
+	 * in memory below RBP and the caller's RBP at an RBP-relative slot,
+	 * which SP_CFA_RBP cannot say.  A walker without this case treats it
+	 * as SP_CFA_NONE. */
+	SP_CFA_RBP_DEREF,	/* CFA = *(RBP + cfa_offset); caller's RBP =
+				   *(RBP + rbp_offset), 0 included */
+};
+
 #endif /* STACKPROF_H */

@@ -44,7 +44,7 @@ static pmLongOptions longopts[] = {
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
 	PMAPI_OPTIONS_HEADER("Output"),
-	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, heatmap (default svg)" },
+	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, pprof, speedscope, grafana, heatmap (default svg)" },
 	{ "output", 1, 'o', "DIR|s3://BUCKET/PREFIX", "write a browsable site there (default: stdout)" },
 	{ "period", 1, 0, "SECONDS", "live: write a profile of every period" },
 	{ "title", 1, 0, "TEXT", "SVG title (default \"Flame Graph\")" },
@@ -444,6 +444,7 @@ run(struct config *c)
 		return 1;
 	if (c->select.event == NULL)
 		c->select.event = "on-cpu";
+	c->out.emit.event = c->select.event;	/* the units pprof & co. name */
 	if (!c->input && (m = event_metrics_find(c->select.event)) == NULL) {
 		fprintf(stderr, "%s: --event %s: stackprof exports no such event (known: on-cpu)\n",
 			pmGetProgname(), c->select.event);

@@ -11,6 +11,7 @@
 #include "output.h"
 #include "site.h"
 #include "common/util.h"
+#include "emit/emit_export.h"
 
 static int
 render_json(const struct profile *p, const struct emit_options *o, struct membuf *out)
@@ -36,6 +37,9 @@ static const struct output_format formats[] = {
 	{ "json",	"json",		"application/json",		render_json },
 	{ "svg",	"svg",		"image/svg+xml",		render_svg },
 	{ "folded",	"folded",	"text/plain; charset=utf-8",	render_folded },
+	{ "pprof",	"pb.gz",	"application/gzip",		emit_pprof },
+	{ "speedscope",	"speedscope.json", "application/json",		emit_speedscope },
+	{ "grafana",	"grafana.json",	"application/json",		emit_grafana },
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
