@@ -67,6 +67,7 @@ struct sym_elf {
 	struct sym_load	*loads;
 	int		nloads;
 	enum sym_source	source;
+	unsigned	debug_mismatches;	/* debug files refused while loading it */
 	char		**blobs;	/* string tables the entries point into */
 	int		nblobs;
 	size_t		blob_bytes;
@@ -128,8 +129,6 @@ long sym_debug_minidebug(struct sym_elf *e, const struct sym_src *src,
 			 const struct sym_elf_info *info);
 /* CRC-32 of the whole file, as .gnu_debuglink stores it. */
 bool sym_debug_crc32(int fd, uint32_t *crc);
-/* Debug-file mismatches and errors seen, for the stats (process-wide). */
-extern uint64_t sym_debug_mismatches;
 
 /* ---- demangling (sym_demangle.c) ---- */
 /* Demangled copy of name (malloc'd), or NULL when it is not mangled. */

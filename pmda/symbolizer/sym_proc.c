@@ -379,6 +379,8 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		root[0] = '\0';	/* exited: look for debug files in our namespace */
 	e = sym_elf_load(fd, root, m->path);
 	close(fd);
+	if (e != NULL)
+		cnt->debug_mismatches += e->debug_mismatches;
 	if (e == NULL) {
 		/* not an ELF we can read: remember that, as an empty table, so
 		 * other processes mapping it do not parse it again */

@@ -461,19 +461,8 @@ symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->cache_bytes = sym_cache_bytes(s->cache) + sym_procs_bytes(s->procs) +
 			  sym_kernel_bytes(s->kernel);
 	st->elf_errors = s->cnt.elf_errors;
-	st->debug_mismatches = sym_debug_mismatches;
+	st->debug_mismatches = s->cnt.debug_mismatches;
 	st->perfmap_bad_lines = s->cnt.perfmap_bad_lines;
 	st->proc_errors = s->cnt.proc_errors;
 	st->processes = sym_procs_count(s->procs);
-}
-
-void
-frame_name_sanitize(char *name)
-{
-	for (unsigned char *p = (unsigned char *)name; *p; p++) {
-		if (*p == ';')
-			*p = ',';
-		else if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	}
 }

@@ -97,21 +97,24 @@ check_pids(const char *text)
 }
 
 static void
-check_regex(const char *regex, const char *comm, const char *cmdline)
+check_regex(const char *text, const char *comm, const char *cmdline)
 {
+	static regex_t		sentinel;
+	regex_t			*re = &sentinel;
 	struct proc_filter	*f;
 	const pid_t		*pids;
-	size_t			n;
+	size_t			n, before = __sanitizer_get_current_allocated_bytes();
 
-	if (control_check_regex(regex) < 0)
+	if (control_parse_regex(text, &re) < 0) {
+		if (re != &sentinel)
+			abort();	/* *out changed on error */
 		return;
-	if ((f = proc_filter_new()) == NULL)
-		exit(2);
-	size_t before = __sanitizer_get_current_allocated_bytes();
-	if (proc_filter_set_regex(f, regex) != 0)
-		abort();	/* validated, so it must be accepted */
+	}
 	if (__sanitizer_get_current_allocated_bytes() - before > REGEX_HELD_MAX)
 		abort();
+	if ((f = proc_filter_new()) == NULL)
+		exit(2);
+	proc_filter_set_regex(f, re);	/* f owns re */
 	write_text("comm", comm);
 	write_text("cmdline", cmdline);
 	proc_filter_resolve(f, proc_root, &pids, &n);
