@@ -231,6 +231,8 @@ struct sym_map *sym_proc_find_map(const struct sym_proc *p, uint64_t ip);
  * uses it on /proc; it is here for qa/fuzz/pmda/fuzz_sym_proc.c. */
 struct stat;
 size_t sym_maps_parse(FILE *f, const struct stat *exe, struct sym_map **maps);
+/* Open the file behind mapping m of p as p sees it: an fd, or -1. */
+int sym_proc_open_map(const struct sym_proc *p, const struct sym_map *m);
 /* The symbol table of file mapping m, loading it once (NULL when unreadable). */
 struct sym_elf *sym_proc_map_elf(struct sym_proc *p, struct sym_map *m,
 				 struct sym_cache *c, struct sym_counters *cnt);
@@ -248,6 +250,9 @@ size_t sym_procs_bytes(const struct sym_procs *ps);
 size_t sym_procs_count(const struct sym_procs *ps);
 
 /* ---- vDSO (sym_vdso.c) ---- */
+/* A malloc'd copy of pid's [vdso] image at [start, end), or ours when it
+ * has the same size; NULL when neither can be had. */
+char *sym_vdso_image(pid_t pid, uint64_t start, uint64_t end);
 /* The (cached, referenced) table of the [vdso] at [start, end) in pid. */
 struct sym_elf *sym_vdso_load(pid_t pid, uint64_t start, uint64_t end,
 			      struct sym_cache *c, struct sym_counters *cnt);

@@ -8,6 +8,7 @@
  * known: a hash probe for the process, two binary searches (mapping,
  * symbol), and a copy of an already demangled name into the caller's buffer.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -304,6 +305,97 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	}
 	capture(s, tgid);
 	trim(s);
+}
+
+static enum symbolizer_map_kind
+public_kind(enum sym_map_kind k)
+{
+	return k == SYM_MAP_FILE ? SYMBOLIZER_MAP_FILE :
+	       k == SYM_MAP_VDSO ? SYMBOLIZER_MAP_VDSO : SYMBOLIZER_MAP_OTHER;
+}
+
+int
+symbolizer_mappings(struct symbolizer *s, pid_t tgid,
+		    void (*fn)(void *arg, const struct symbolizer_mapping *m), void *arg)
+{
+	struct sym_proc *p = proc_for(s, tgid);	/* used now: trim keeps it */
+
+	if (s->need_trim)
+		trim(s);
+	if (p == NULL)
+		return -ESRCH;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct sym_map *m = &p->maps[i];
+		struct symbolizer_mapping pm = {
+			.start = m->start, .end = m->end, .pgoff = m->pgoff,
+			.dev = m->dev, .ino = m->ino, .kind = public_kind(m->kind),
+			.path = m->kind == SYM_MAP_FILE ? m->path : NULL,
+		};
+		fn(arg, &pm);
+	}
+	return (int)p->nmaps;
+}
+
+int
+symbolizer_reread_mappings(struct symbolizer *s, pid_t tgid)
+{
+	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+	bool ok;
+
+	if (p == NULL || p->dead_gen)
+		return proc_for(s, tgid) ? 0 : -ESRCH;
+	ok = sym_procs_reread(s->procs, s->cache, p, s->gen);
+	s->need_trim = true;
+	trim(s);
+	return ok ? 0 : -ESRCH;
+}
+
+/* The live entry of tgid whose maps hold m as it was handed out. */
+static const struct sym_map *
+entry_map(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m,
+	  struct sym_proc **pp)
+{
+	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+	struct sym_map *sm;
+
+	if (p == NULL || p->lost || (sm = sym_proc_find_map(p, m->start)) == NULL ||
+	    sm->start != m->start || sm->end != m->end || sm->pgoff != m->pgoff)
+		return NULL;
+	*pp = p;
+	return sm;
+}
+
+int
+symbolizer_open_mapping(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m)
+{
+	struct sym_proc *p;
+	const struct sym_map *sm = entry_map(s, tgid, m, &p);
+	int fd;
+
+	if (sm == NULL || sm->kind != SYM_MAP_FILE)
+		return -ENOENT;
+	if ((fd = sym_proc_open_map(p, sm)) < 0) {
+		s->cnt.proc_errors++;
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int
+symbolizer_read_vdso(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m,
+		     void **image, size_t *len)
+{
+	struct sym_proc *p;
+	const struct sym_map *sm = entry_map(s, tgid, m, &p);
+
+	if (sm == NULL || sm->kind != SYM_MAP_VDSO)
+		return -ENOENT;
+	if ((*image = sym_vdso_image(tgid, sm->start, sm->end)) == NULL) {
+		s->cnt.proc_errors++;
+		return -EIO;
+	}
+	*len = sm->end - sm->start;
+	return 0;
 }
 
 static uint64_t
