@@ -1,7 +1,7 @@
 /*
  * fuzz_cfi.c - the CFI compiler (pmda/unwind/): .eh_frame, .eh_frame_hdr
  * and .debug_frame of an ELF file, read with libdw and compiled into
- * unwind rows.  The input is a whole ELF image (the seeds are the
+ * unwind rows; and the PT_LOAD layout that maps a mapping's pcs onto them.  The input is a whole ELF image (the seeds are the
  * unwind-cfi work's, qa/fuzz/corpus/cfi/), built from memory as the vDSO is,
  * and from an fd with the same image as its separate debug file (so a file
  * without .eh_frame reaches .debug_frame).  Beyond "no crash": a refused
@@ -9,6 +9,7 @@
  * pc, of known types, each found again by a lookup at its own pc.
  */
 #include "fuzz.h"
+#include "unwind/unwind_internal.h"
 #include "unwind/unwind_table.h"
 
 static void
@@ -32,11 +33,29 @@ check(int sts, const struct unwind_table *t, const struct unwind_build_stats *st
 		abort();
 }
 
+/* Every segment, mapped where a process would map it, gives a bias. */
+static void
+check_layout(int sts, struct ulayout *l)
+{
+	uint64_t bias;
+
+	if (sts < 0)
+		return;
+	if (l->nloads <= 0)
+		abort();
+	for (int i = 0; i < l->nloads; i++)
+		if (l->loads[i].filesz > 0 &&
+		    !unwind_mapping_bias(l, 0x7f0000000000ull, l->loads[i].offset & ~0xfffull, &bias))
+			abort();
+	unwind_layout_free(l);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct unwind_table		t = { 0 };
 	struct unwind_build_stats	st;
+	struct ulayout			l;
 	char				err[256] = "", id[UNWIND_FILE_ID_LEN], path[32];
 	int				fd, sts;
 
@@ -44,6 +63,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(sts, &t, &st, err);
 	unwind_table_free(&t);
 	unwind_file_id_mem(data, size, id, sizeof(id));
+	unwind_image_id(data, size, id, sizeof(id));
+	check_layout(unwind_layout_mem(data, size, &l), &l);
 
 	fd = fuzz_memfd(data, size, path);
 	t = (struct unwind_table){ 0 };
@@ -52,6 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(sts, &t, &st, err);
 	unwind_table_free(&t);
 	unwind_file_id(fd, id, sizeof(id));
+	check_layout(unwind_layout_fd(fd, &l), &l);
 	close(fd);
 	return 0;
 }
