@@ -33,7 +33,8 @@ check(int sts, const struct unwind_table *t, const struct unwind_build_stats *st
 		abort();
 }
 
-/* Every segment, mapped where a process would map it, gives a bias. */
+/* Every segment, mapped where a process would map it, gives a bias (but
+ * one whose end overflows: no process maps that, and none is found). */
 static void
 check_layout(int sts, struct ulayout *l)
 {
@@ -45,6 +46,7 @@ check_layout(int sts, struct ulayout *l)
 		abort();
 	for (int i = 0; i < l->nloads; i++)
 		if (l->loads[i].filesz > 0 &&
+		    l->loads[i].offset + l->loads[i].filesz > l->loads[i].offset &&
 		    !unwind_mapping_bias(l, 0x7f0000000000ull, l->loads[i].offset & ~0xfffull, &bias))
 			abort();
 	unwind_layout_free(l);
