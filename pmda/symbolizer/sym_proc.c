@@ -21,11 +21,17 @@
 #include "sym_internal.h"
 
 #define PROC_BUCKETS	4096
+/* Lines of /proc/PID/maps read per process (vm.max_map_count is 65530 by
+ * default); a process with more mappings (a host raised the limit, e.g.
+ * for 100,000 threads: a stack and a guard each) is cut there and counted:
+ * its later executable mappings go unnamed.  65536 lines take ~30 ms. */
+#define MAPS_LINES_MAX	65536
 
 struct sym_procs {
 	struct sym_proc	*bucket[PROC_BUCKETS];
 	struct sym_proc	lru;		/* sentinel: lru.lru_next is the newest */
 	size_t		bytes, count;
+	uint64_t	maps_truncated;	/* reads stopped at MAPS_LINES_MAX */
 };
 
 struct sym_procs *
@@ -205,12 +211,13 @@ parse_maps_line(char *line, struct sym_map *m)
 	return true;
 }
 
-/* Read the executable mappings of p->pid.  false when /proc/PID is gone. */
+/* Read the executable mappings of p->pid.  false when /proc/PID is gone;
+ * *truncated when it had more than MAPS_LINES_MAX lines. */
 static bool
-read_maps(struct sym_proc *p)
+read_maps(struct sym_proc *p, bool *truncated)
 {
 	char path[64], *line = NULL;
-	size_t cap = 0, n = 0, alloc = 0;
+	size_t cap = 0, n = 0, alloc = 0, lines = 0;
 	struct sym_map *maps = NULL, m;
 	struct stat exe;
 	bool have_exe;
@@ -221,7 +228,12 @@ read_maps(struct sym_proc *p)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 	have_exe = stat(path, &exe) == 0;
+	*truncated = false;
 	while (getline(&line, &cap, f) > 0) {
+		if (++lines > MAPS_LINES_MAX) {
+			*truncated = true;
+			break;
+		}
 		if (!parse_maps_line(line, &m))
 			continue;
 		if (n == alloc) {
@@ -263,13 +275,15 @@ sym_procs_capture(struct sym_procs *ps, struct sym_cache *c, pid_t pid, unsigned
 	p->checked_gen = gen;
 	p->bytes = sizeof(*p);
 	struct sym_ident after;
-	if (!sym_proc_ident(pid, &p->id) || !read_maps(p) ||
+	bool truncated = false;
+	if (!sym_proc_ident(pid, &p->id) || !read_maps(p, &truncated) ||
 	    !sym_proc_ident(pid, &after) || !sym_ident_equal(&p->id, &after)) {
 		/* gone, or exec'd/replaced while we read: nothing trustworthy */
 		free_maps(p, c);
 		p->lost = true;
 		p->bytes = sizeof(*p);
 	}
+	ps->maps_truncated += truncated;
 	p->hnext = ps->bucket[b];
 	ps->bucket[b] = p;
 	lru_push(ps, p);
@@ -283,11 +297,13 @@ sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p, 
 {
 	struct sym_proc fresh = { .pid = p->pid };
 	struct sym_ident now;
+	bool truncated = false;
 
 	p->maps_gen = gen;
 	if (p->lost || !sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id) ||
-	    !read_maps(&fresh))
+	    !read_maps(&fresh, &truncated))
 		return false;
+	ps->maps_truncated += truncated;
 	free_maps(p, c);
 	ps->bytes -= p->bytes;
 	p->maps = fresh.maps;
@@ -366,8 +382,10 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		root[0] = '\0';	/* exited: look for debug files in our namespace */
 	e = sym_elf_load(fd, root, m->path);
 	close(fd);
-	if (e != NULL)
+	if (e != NULL) {
 		cnt->debug_mismatches += e->debug_mismatches;
+		cnt->elf_refused += e->refused;
+	}
 	if (e == NULL) {
 		/* not an ELF we can read: remember that, as an empty table, so
 		 * other processes mapping it do not parse it again */
@@ -414,6 +432,12 @@ size_t
 sym_procs_bytes(const struct sym_procs *ps)
 {
 	return ps->bytes;
+}
+
+uint64_t
+sym_procs_truncated(const struct sym_procs *ps)
+{
+	return ps->maps_truncated;
 }
 
 size_t
