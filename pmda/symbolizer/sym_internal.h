@@ -199,6 +199,12 @@ struct sym_map {			/* one executable mapping */
 
 struct sym_perfmap;
 
+/* The executable mappings of pid, sorted by start (sym_maps.c): *maps is
+ * malloc'd, paths too.  false when /proc/PID/maps cannot be opened;
+ * *truncated when a bound cut the list. */
+bool sym_maps_read(pid_t pid, struct sym_map **maps, size_t *n, bool *truncated);
+extern size_t sym_maps_lines_max;	/* lines of the text read (65536; tests) */
+
 /*
  * Which program image a PID runs.  The start time tells a reused PID apart,
  * but exec keeps it; start_code and start_stack (randomized at every exec)

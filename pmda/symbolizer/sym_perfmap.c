@@ -23,12 +23,12 @@
 /*
  * Bounds (docs/design.md, "Bounds"): the map is written by the process we
  * sample, so by anyone.  A file over PERFMAP_MAX is not read at all; at
- * most PERFMAP_READ_MAX bytes are read per generation (the rest waits for
+ * most PERFMAP_READ_MAX bytes are read per generation (~10 ms of parsing) (the rest waits for
  * the next); at most PERFMAP_ENTRIES_MAX entries are kept, then the file
  * is read no more.  Each is counted in perfmap_refused.
  */
 #define PERFMAP_MAX		(256u << 20)
-#define PERFMAP_READ_MAX	(4u << 20)
+#define PERFMAP_READ_MAX	(1u << 20)
 #define PERFMAP_ENTRIES_MAX	131072
 
 struct arena_chunk {

@@ -21,17 +21,12 @@
 #include "sym_internal.h"
 
 #define PROC_BUCKETS	4096
-/* Lines of /proc/PID/maps read per process (vm.max_map_count is 65530 by
- * default); a process with more mappings (a host raised the limit, e.g.
- * for 100,000 threads: a stack and a guard each) is cut there and counted:
- * its later executable mappings go unnamed.  65536 lines take ~30 ms. */
-#define MAPS_LINES_MAX	65536
 
 struct sym_procs {
 	struct sym_proc	*bucket[PROC_BUCKETS];
 	struct sym_proc	lru;		/* sentinel: lru.lru_next is the newest */
 	size_t		bytes, count;
-	uint64_t	maps_truncated;	/* reads stopped at MAPS_LINES_MAX */
+	uint64_t	maps_truncated;	/* reads a bound cut (sym_maps.c) */
 };
 
 struct sym_procs *
@@ -159,97 +154,24 @@ sym_ident_equal(const struct sym_ident *a, const struct sym_ident *b)
 	       a->start_stack == b->start_stack;
 }
 
-static enum sym_map_kind
-classify(const char *path, bool *deleted)
-{
-	*deleted = false;
-	if (path[0] == '\0')
-		return SYM_MAP_ANON;
-	if (strcmp(path, "[vdso]") == 0)
-		return SYM_MAP_VDSO;
-	if (path[0] == '[')
-		return SYM_MAP_SPECIAL;
-	if (strncmp(path, "/memfd:", 7) == 0)
-		return SYM_MAP_MEMFD;
-	if (path[0] != '/')
-		return SYM_MAP_SPECIAL;
-	return SYM_MAP_FILE;
-}
-
-/* One maps line into m; false for lines we do not keep (not executable). */
-static bool
-parse_maps_line(char *line, struct sym_map *m)
-{
-	unsigned long long start, end, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int pos = 0;
-	char *path;
-	size_t len;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
-		   &off, &maj, &min, &ino, &pos) < 7 || pos == 0)
-		return false;
-	if (strlen(perms) < 3 || perms[2] != 'x' || end <= start)
-		return false;
-	path = line + pos;
-	len = strcspn(path, "\n");
-	path[len] = '\0';
-	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = end;
-	m->pgoff = off;
-	m->dev = makedev(maj, min);
-	m->ino = ino;
-	m->kind = classify(path, &m->deleted);
-	if (len >= 10 && strcmp(path + len - 10, " (deleted)") == 0) {
-		m->deleted = true;
-		path[len - 10] = '\0';
-	}
-	if (path[0] && (m->path = strdup(path)) == NULL)
-		return false;
-	return true;
-}
-
-/* Read the executable mappings of p->pid.  false when /proc/PID is gone;
- * *truncated when it had more than MAPS_LINES_MAX lines. */
+/* Read the executable mappings of p->pid (sym_maps.c).  false when
+ * /proc/PID is gone; *truncated when a bound cut the list. */
 static bool
 read_maps(struct sym_proc *p, bool *truncated)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0, n = 0, alloc = 0, lines = 0;
-	struct sym_map *maps = NULL, m;
+	char path[64];
+	struct sym_map *maps = NULL;
 	struct stat exe;
+	size_t n = 0;
 	bool have_exe;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (!sym_maps_read(p->pid, &maps, &n, truncated))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 	have_exe = stat(path, &exe) == 0;
-	*truncated = false;
-	while (getline(&line, &cap, f) > 0) {
-		if (++lines > MAPS_LINES_MAX) {
-			*truncated = true;
-			break;
-		}
-		if (!parse_maps_line(line, &m))
-			continue;
-		if (n == alloc) {
-			struct sym_map *g = realloc(maps, (alloc = alloc ? alloc * 2 : 16) * sizeof(*g));
-			if (g == NULL) {
-				free(m.path);
-				break;
-			}
-			maps = g;
-		}
-		m.is_exe = have_exe && m.kind == SYM_MAP_FILE &&
-			   m.dev == exe.st_dev && m.ino == exe.st_ino;
-		maps[n++] = m;
-	}
-	free(line);
-	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		maps[i].is_exe = have_exe && maps[i].kind == SYM_MAP_FILE &&
+				 maps[i].dev == exe.st_dev && maps[i].ino == exe.st_ino;
 	p->maps = maps;
 	p->nmaps = n;
 	p->bytes = sizeof(*p) + n * sizeof(*maps);

@@ -244,9 +244,47 @@ test_minidebug_bomb(void)
 	free(zeros);
 }
 
+/* The kernel's PROCMAP_QUERY and the text of /proc/PID/maps give the same
+ * executable mappings (the text is what kernels before 6.11 have). */
+static void
+test_maps_both_ways(void)
+{
+	struct sym_map	*q = NULL, *t = NULL;
+	size_t		nq = 0, nt = 0;
+	bool		cut_q, cut_t;
+
+	CHECK(sym_maps_read(getpid(), &q, &nq, &cut_q));
+	setenv("STACKPROF_SYM_MAPS_TEXT", "1", 1);
+	CHECK(sym_maps_read(getpid(), &t, &nt, &cut_t));
+	unsetenv("STACKPROF_SYM_MAPS_TEXT");
+	CHECK(nq > 2 && nq == nt && !cut_q && !cut_t);
+	for (size_t i = 0; i < nq && i < nt; i++) {
+		CHECK(q[i].start == t[i].start && q[i].end == t[i].end && q[i].pgoff == t[i].pgoff);
+		CHECK(q[i].dev == t[i].dev && q[i].ino == t[i].ino && q[i].kind == t[i].kind);
+		CHECK_STR(q[i].path ? q[i].path : "", t[i].path ? t[i].path : "");
+	}
+	for (size_t i = 0; i < nt; i++)
+		free(t[i].path);
+	free(t);
+	/* the text is read up to its line bound, and the cut is said */
+	setenv("STACKPROF_SYM_MAPS_TEXT", "1", 1);
+	sym_maps_lines_max = 3;
+	CHECK(sym_maps_read(getpid(), &t, &nt, &cut_t));
+	sym_maps_lines_max = 65536;
+	unsetenv("STACKPROF_SYM_MAPS_TEXT");
+	CHECK(cut_t && nt <= 3);
+	for (size_t i = 0; i < nq; i++)
+		free(q[i].path);
+	for (size_t i = 0; i < nt; i++)
+		free(t[i].path);
+	free(q);
+	free(t);
+}
+
 int
 main(void)
 {
+	test_maps_both_ways();
 	test_section_count();
 	test_symtab_bounds();
 	test_minidebug_bomb();
