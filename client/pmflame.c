@@ -21,6 +21,7 @@
 #include <pcp/pmapi.h>
 #include "publish/output.h"
 #include "common/util.h"
+#include "emit/emit_csp.h"
 #include "profile/heatmaps.h"
 #include "profile/select.h"
 #include "publish/sink.h"
@@ -55,6 +56,7 @@ static pmLongOptions longopts[] = {
 	{ "minwidth", 1, 0, "PIXELS", "omit narrower SVG frames (default 0.1)" },
 	{ "inverted", 0, 0, 0, "icicle graph: root at the top" },
 	{ "flush", 0, 0, 0, "deliver S3 uploads spooled by earlier runs, then exit" },
+	{ "csp", 0, 0, 0, "print the Content-Security-Policy header the SVGs need from a web server, then exit" },
 	PMAPI_OPTIONS_HEADER("General options"),
 	PMOPT_DEBUG,
 	PMOPT_VERSION,
@@ -76,6 +78,7 @@ struct config {
 	double			duration, period;
 	unsigned		frequency;
 	bool			flush;
+	bool			csp;
 	struct select_options	select;
 	uint32_t		*pids;
 	struct output_context	out;
@@ -184,6 +187,8 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->out.emit.inverted = true;
 	else if (strcmp(name, "flush") == 0)
 		c->flush = true;
+	else if (strcmp(name, "csp") == 0)
+		c->csp = true;
 	return 0;
 }
 
@@ -580,6 +585,14 @@ main(int argc, char **argv)
 	emit_options_default(&c.out.emit);
 	if ((sts = parse_args(argc, argv, &c)) != 0)
 		return sts < 0 ? 1 : 0;
+	if (c.csp) {
+		if (emit_svg_csp(err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s: --csp: cannot hash the scripts\n", pmGetProgname());
+			return 1;
+		}
+		printf("%s\n", err);
+		return 0;
+	}
 	if (c.flush) {
 		sts = sink_s3_flush_spool(&site_index_merge, err, sizeof(err));
 		if (sts < 0) {

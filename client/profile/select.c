@@ -9,11 +9,11 @@
  * is the only honest single picture), and memory stays at one tree.
  */
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/array.h"
+#include "common/bounded_regex.h"
 #include "heatmap.h"
 #include "select.h"
 #include "stack_path.h"
@@ -28,8 +28,7 @@ struct group {
 
 struct selection {
 	struct select_options opts;
-	regex_t		re;
-	bool		have_re;
+	struct bounded_regex *re;	/* --process, or NULL */
 	struct group	*groups;
 	size_t		ngroups, cap;
 	size_t		last;		/* cache: consecutive samples share a group */
@@ -41,32 +40,18 @@ struct selection *
 selection_new(const struct select_options *o, char *err, size_t errlen)
 {
 	struct selection	*sel = calloc(1, sizeof(*sel));
-	char			*anchored;
-	int			sts;
+	char			why[160];
 
 	if (sel == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	sel->opts = *o;
-	if (o->process != NULL) {
-		/* the regex must match the whole name: "java" is not "javac" */
-		if (asprintf(&anchored, "^(%s)$", o->process) < 0) {
-			free(sel);
-			snprintf(err, errlen, "out of memory");
-			return NULL;
-		}
-		sts = regcomp(&sel->re, anchored, REG_EXTENDED | REG_NOSUB);
-		free(anchored);
-		if (sts != 0) {
-			char	msg[128];
-
-			regerror(sts, &sel->re, msg, sizeof(msg));
-			snprintf(err, errlen, "--process %s: %s", o->process, msg);
-			free(sel);
-			return NULL;
-		}
-		sel->have_re = true;
+	/* the regex must match the whole name: "java" is not "javac" */
+	if (o->process != NULL && (sel->re = bounded_regex_whole(o->process, why, sizeof(why))) == NULL) {
+		snprintf(err, errlen, "--process %s: %s", o->process, why);
+		free(sel);
+		return NULL;
 	}
 	return sel;
 }
@@ -90,8 +75,7 @@ selection_free(struct selection *sel)
 	for (i = 0; i < sel->ngroups; i++)
 		group_clear(&sel->groups[i]);
 	free(sel->groups);
-	if (sel->have_re)
-		regfree(&sel->re);
+	bounded_regex_free(sel->re);
 	stack_path_free(&sel->path);
 	free(sel);
 }
@@ -110,8 +94,9 @@ wanted(const struct selection *sel, const struct stack_sample *s)
 		if (i == sel->opts.npids)
 			return false;
 	}
-	if (sel->have_re && strcmp(sel->opts.process, s->process) != 0 &&
-	    regexec(&sel->re, s->process, 0, NULL, 0) != 0)
+	/* a match stopped by the regex's limits selects nothing */
+	if (sel->re != NULL && strcmp(sel->opts.process, s->process) != 0 &&
+	    bounded_regex_match(sel->re, s->process) != 1)
 		return false;
 	return true;
 }

@@ -50,9 +50,12 @@ int sink_s3_flush_spool(const struct index_merge *im, char *err, size_t errlen);
 
 int sink_put(struct sink *s, const char *relpath, const char *content_type,
 	     const void *data, size_t len, char *err, size_t errlen);
-/* Read back an object; -1 when absent or the sink cannot read.  The S3 sink
+/* Read back an object (at most SINK_GET_MAX bytes: only index.json is
+ * read back, and a bigger one is not ours); -1 when absent, too large or
+ * the sink cannot read.  The S3 sink
  * returns -2 when the object cannot be known now (S3 unreachable, nothing
  * spooled or seen): not absent, so do not overwrite it from nothing. */
+#define SINK_GET_MAX	(16 << 20)
 int sink_get(struct sink *s, const char *relpath, char **data, size_t *len);
 void sink_close(struct sink *s);
 /* Around a read-modify-write of one object; a no-op where the sink has no

@@ -142,6 +142,12 @@ dir_get(struct sink *s, const char *relpath, char **data, size_t *len)
 	close(dfd);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SINK_GET_MAX) {
+		fprintf(stderr, "pmflame: warning: %s is %lld bytes, more than %d MiB: not read\n",
+			relpath, (long long)st.st_size, SINK_GET_MAX >> 20);
+		close(fd);
+		return -1;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (buf = malloc((size_t)st.st_size + 1)) == NULL) {
 		close(fd);

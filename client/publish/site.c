@@ -227,6 +227,9 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 
 	membuf_puts(m,
 		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		/* no script at all, its own style, links: nothing else may load */
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		"style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n"
 		"<title>Flame graphs</title>\n<style>\n"
 		"body{font-family:sans-serif;margin:1em 2em}\n"
 		"table{border-collapse:collapse}\n"

@@ -4,8 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
@@ -113,179 +111,27 @@ fail:
 	return sts;
 }
 
-/*
- * What glibc's regcomp makes of an ERE grows with repetition, not length:
- * it copies a repeated group once per count of {m,n} and once for '+' (a+
- * is aa*), so "a" and 20 '+' took 776 MB and 2.2 s (issue 17), and
- * fuzz_control_parse found it in seconds.  A back-reference makes regexec
- * backtrack: '(a*)*\1b' against a 4 KB command line of 'a's ran for minutes,
- * and stacked quantifiers ("a*++??") make regcomp's closures slow even when
- * small.  So the text is measured first: an upper bound of the nodes
- * regcomp builds, with counts multiplied as regcomp copies, and none of
- * back-references, a quantifier right after another (undefined in POSIX
- * ERE anyway) or deep nesting.  Counts saturate at REGEX_NODES_MAX + 1.
- */
-#define REGEX_NODES_MAX	1000
-#define REGEX_DEPTH_MAX	32
-#define REGEX_TOO_BIG	(REGEX_NODES_MAX + 1)
-
-static size_t
-nodes_add(size_t a, size_t b)
-{
-	return a + b > REGEX_TOO_BIG ? REGEX_TOO_BIG : a + b;
-}
-
-static size_t
-nodes_times(size_t a, unsigned long copies)
-{
-	return copies > REGEX_TOO_BIG || a * copies > REGEX_TOO_BIG ? REGEX_TOO_BIG : a * copies;
-}
-
-/* After the bracket expression at p ('['), or NULL when it does not end. */
-static const char *
-skip_bracket(const char *p)
-{
-	p += p[1] == '^' ? 2 : 1;
-	if (*p == ']')
-		p++;			/* a leading ']' is a member */
-	while (*p && *p != ']') {
-		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-			const char *q = p + 2;
-
-			while (*q && !(q[0] == p[1] && q[1] == ']'))
-				q++;
-			if (*q == '\0')
-				return NULL;
-			p = q + 2;
-		} else {
-			p++;
-		}
-	}
-	return *p ? p + 1 : NULL;
-}
-
-/* The copies regcomp makes for the bound {m}, {m,}, {,n} or {m,n} at p
- * (its largest count + 1), *end after it; 0 when p is no bound. */
-static unsigned long
-bound_copies(const char *p, const char **end)
-{
-	unsigned long	m = 0, n;
-	char		*e = (char *)p + 1;
-
-	if (isdigit((unsigned char)*e))
-		m = strtoul(e, &e, 10);
-	n = m;
-	if (*e == ',' && isdigit((unsigned char)e[1]))
-		n = strtoul(e + 1, &e, 10);
-	else if (*e == ',')
-		e++;
-	if (*e != '}' || e == p + 1)
-		return 0;
-	*end = e + 1;
-	return (m > n ? m : n) + 1;
-}
-
-/* The quantifier at *p applied to an atom of *atom nodes: true (and *p on
- * its last character) when *p is one. */
-static bool
-quantify(const char **p, size_t *atom)
-{
-	unsigned long	copies;
-	const char	*end;
-
-	if (*atom == 0)
-		return false;	/* nothing to repeat: regcomp decides */
-	if (**p == '*' || **p == '?')
-		*atom = nodes_add(*atom, 1);
-	else if (**p == '+')
-		*atom = nodes_add(nodes_times(*atom, 2), 1);
-	else if (**p == '{' && (copies = bound_copies(*p, &end)) != 0) {
-		*atom = nodes_add(nodes_times(*atom, copies), 1);
-		*p = end - 1;
-	} else
-		return false;
-	return true;
-}
-
-/* An upper bound of the nodes regcomp builds for ERE text. */
-static size_t
-regex_nodes(const char *p)
-{
-	size_t		sum[REGEX_DEPTH_MAX + 1] = { 0 }, last[REGEX_DEPTH_MAX + 1] = { 0 };
-	int		d = 0;
-	bool		quantified = false;	/* last[d] has its quantifier */
-	const char	*end;
-
-	for (; *p; p++) {
-		if (quantify(&p, &last[d])) {
-			if (quantified)
-				return REGEX_TOO_BIG;
-			quantified = true;
-			continue;
-		}
-		quantified = false;
-		if (*p == '(') {
-			if (++d > REGEX_DEPTH_MAX)
-				return REGEX_TOO_BIG;
-			sum[d] = last[d] = 0;
-		} else if (*p == ')' && d > 0) {
-			size_t group = nodes_add(nodes_add(sum[d], last[d]), 1);
-
-			d--;
-			sum[d] = nodes_add(sum[d], last[d]);
-			last[d] = group;
-		} else if (*p == '|') {
-			sum[d] = nodes_add(nodes_add(sum[d], last[d]), 1);
-			last[d] = 0;
-		} else {
-			if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
-				return REGEX_TOO_BIG;	/* a back-reference */
-			if (*p == '\\' && p[1])
-				p++;
-			else if (*p == '[' && (end = skip_bracket(p)) != NULL)
-				p = end - 1;
-			sum[d] = nodes_add(sum[d], last[d]);
-			last[d] = 1;
-		}
-	}
-	while (d > 0) {		/* an unclosed '(' fails regcomp: count it anyway */
-		size_t inner = nodes_add(sum[d], last[d]);
-
-		d--;
-		sum[d] = nodes_add(nodes_add(sum[d], last[d]), inner);
-		last[d] = 0;
-	}
-	return nodes_add(sum[0], last[0]);
-}
-
 int
-control_parse_regex(const char *text, regex_t **re)
+control_parse_regex(const char *text, struct bounded_regex **re, char *why, size_t whylen)
 {
-	regex_t	*r;
+	struct bounded_regex	*r;
 
-	if (text == NULL || strlen(text) > CONTROL_TEXT_MAX ||
-	    regex_nodes(text) > REGEX_NODES_MAX)
+	if (text == NULL)
 		return PM_ERR_BADSTORE;
 	if (*text == '\0') {
 		*re = NULL;
 		return 0;
 	}
-	if ((r = malloc(sizeof(*r))) == NULL)
-		return -ENOMEM;
-	if (regcomp(r, text, REG_EXTENDED | REG_NOSUB) != 0) {
-		free(r);
+	if ((r = bounded_regex_compile(text, why, whylen)) == NULL)
 		return PM_ERR_BADSTORE;
-	}
 	*re = r;
 	return 0;
 }
 
 void
-control_free_regex(regex_t *re)
+control_free_regex(struct bounded_regex *re)
 {
-	if (re != NULL)
-		regfree(re);
-	free(re);
+	bounded_regex_free(re);
 }
 
 int

@@ -14,7 +14,7 @@
 static int
 parse_process(struct control_value *v)
 {
-	return control_parse_regex(v->text, &v->regex);
+	return control_parse_regex(v->text, &v->regex, v->why, sizeof(v->why));
 }
 
 static int
@@ -41,7 +41,7 @@ const struct control controls[] = {
 	{
 		.name = "process", .item = 2, .type = CONTROL_STRING,
 		.max = CONTROL_TEXT_MAX, .parse = parse_process,
-		.bounds = "an extended regex of at most 4096 bytes", .def = "",
+		.bounds = "a PCRE2 regex of at most 4096 bytes", .def = "",
 		.set = agent_set_process, .field = FIELD(process_regex),
 		.argname = "REGEX",
 		.doc = "regex over comm and command line selecting processes",

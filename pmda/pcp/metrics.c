@@ -80,6 +80,8 @@ static const pmdaMetric fixed_metrics[] = {
 	STAT(ST_FILTER_SCANS),
 	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
 	STAT(ST_EVENT_DROPPED),
+	STAT(ST_REGEX_LIMITED), STAT(ST_ELF_REFUSED), STAT(ST_PERFMAP_REFUSED),
+	STAT(ST_MAPS_TRUNCATED), STAT(ST_BUDGET_REFUSED),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -190,6 +192,10 @@ fetch_symbolizer_stat(const struct agent *a, unsigned item, pmAtomValue *atom)
 	case ST_PROC_ERRORS:	atom->ull = st.proc_errors; break;
 	case ST_SYMBOL_PROCESSES: atom->ull = st.processes; break;
 	case ST_SYMBOL_LOOKUPS:	atom->ull = st.kernel_lookups + st.user_lookups; break;
+	case ST_ELF_REFUSED:	atom->ull = st.elf_refused; break;
+	case ST_PERFMAP_REFUSED: atom->ull = st.perfmap_refused; break;
+	case ST_MAPS_TRUNCATED:	atom->ull = st.maps_truncated; break;
+	case ST_BUDGET_REFUSED:	atom->ull = st.budget_refused; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;
@@ -220,7 +226,8 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT)
 		return fetch_sampler_stat(face, item, atom);
 	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
-	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES))
+	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES) ||
+	    (item >= ST_ELF_REFUSED && item <= ST_BUDGET_REFUSED))
 		return fetch_symbolizer_stat(a, item, atom);
 	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
 		return fetch_event_stat(a->oncpu_events, item, atom);
@@ -236,6 +243,7 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 	case ST_DRAIN_ERRORS:	atom->ull = a->stats.drain_errors; break;
 	case ST_FILTER_SCANS:	atom->ull = a->stats.filter_scans; break;
 	case ST_DRAIN_TIME_MAX:	atom->ull = a->stats.drain_time_max_us; break;
+	case ST_REGEX_LIMITED:	atom->ull = proc_filter_regex_limited(a->filter); break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;

@@ -32,6 +32,10 @@ enum stats_item {
 	ST_EXECS = 30, ST_EXEC_LOST, ST_ELF_ERRORS = 33,	/* 32: unused */
 	ST_DEBUG_MISMATCHES, ST_PERFMAP_BAD_LINES, ST_PROC_ERRORS,
 	ST_SYMBOL_PROCESSES, ST_FILTER_SCANS, ST_DRAIN_TIME_MAX, ST_EVENT_DROPPED,
+	/* inputs refused by a bound (docs/design.md "Bounds"); 41-69 are
+	 * left to the unwinder's counters */
+	ST_REGEX_LIMITED = 70, ST_ELF_REFUSED, ST_PERFMAP_REFUSED, ST_MAPS_TRUNCATED,
+	ST_BUDGET_REFUSED,
 	ST_NITEMS
 };
 

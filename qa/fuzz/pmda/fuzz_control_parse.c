@@ -99,14 +99,15 @@ check_pids(const char *text)
 static void
 check_regex(const char *text, const char *comm, const char *cmdline)
 {
-	static regex_t		sentinel;
-	regex_t			*re = &sentinel;
+	static char		sentinel;
+	struct bounded_regex	*re = (struct bounded_regex *)&sentinel;
+	char			why[160];
 	struct proc_filter	*f;
 	const pid_t		*pids;
 	size_t			n, before = __sanitizer_get_current_allocated_bytes();
 
-	if (control_parse_regex(text, &re) < 0) {
-		if (re != &sentinel)
+	if (control_parse_regex(text, &re, why, sizeof(why)) < 0) {
+		if (re != (struct bounded_regex *)&sentinel || why[0] == '\0')
 			abort();	/* *out changed on error */
 		return;
 	}

@@ -1,6 +1,8 @@
 /*
  * fuzz_sym_kernel.c - /proc/kallsyms as sym_kernel.c reads it: the input
- * is the file (a memfd, read by path as the symbolizer does).  Every name
+ * is the file (a memfd, read from its start through the descriptor, as
+ * the symbolizer reads the /proc/kallsyms it opened before dropping
+ * privileges).  Every name
  * found must be a valid folded frame, whatever the file held.
  */
 #include "fuzz_sym.h"
@@ -10,7 +12,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char			path[32];
 	int			fd = fuzz_memfd(data, size, path);
-	struct sym_kernel	*k = sym_kernel_load(path);
+	struct sym_kernel	*k = sym_kernel_load(fd);
 
 	close(fd);
 	if (k == NULL)

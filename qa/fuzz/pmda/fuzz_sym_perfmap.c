@@ -48,9 +48,9 @@ lookup_all(struct sym_proc *p, const char *text, unsigned gen, struct sym_counte
 	for (const char *l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		uint64_t ip = strtoull(l, NULL, 16);
 
-		if ((name = sym_perfmap_find(p, ip, gen, cnt)) != NULL)
+		if ((name = sym_perfmap_find(p, ip, gen, true, cnt)) != NULL)
 			fuzz_check_name(name);
-		if ((name = sym_perfmap_find(p, ip + 1, gen, cnt)) != NULL)
+		if ((name = sym_perfmap_find(p, ip + 1, gen, true, cnt)) != NULL)
 			fuzz_check_name(name);
 	}
 }
@@ -66,10 +66,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char		*rest = nrest ? (const char *)data + strlen(part[0]) + 1 : "";
 
 	put(part[0], strlen(part[0]), O_TRUNC);
-	sym_perfmap_find(&p, UINT64_MAX, 1, &cnt);	/* a miss reads the file */
+	sym_perfmap_find(&p, UINT64_MAX, 1, true, &cnt);	/* a miss reads the file */
 	lookup_all(&p, part[0], 1, &cnt);
 	put(rest, nrest, O_APPEND);
-	sym_perfmap_find(&p, UINT64_MAX, 2, &cnt);
+	sym_perfmap_find(&p, UINT64_MAX, 2, true, &cnt);
 	lookup_all(&p, part[0], 2, &cnt);
 	lookup_all(&p, part[1], 2, &cnt);
 	sym_perfmap_bytes(p.perfmap);

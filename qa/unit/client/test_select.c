@@ -5,8 +5,10 @@
  * filters.  Trees are read back through tree.h, path by path.
  */
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include "unit.h"
+#include "common/bounded_regex.h"
 #include "profile/select.h"
 #include "source/source.h"
 
@@ -147,6 +149,55 @@ test_bad_regex(void)
 	CHECK(strncmp(err, "--process (: ", 13) == 0);
 }
 
+static double
+elapsed_ms(const struct timespec *t0)
+{
+	struct timespec	t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * --process compiles and matches within bounds: the regex bomb of issue
+ * 17 (2.2 s and 750 MB in glibc) is refused at once with PCRE2's reason,
+ * a backtracking pattern stops at the match limit, and the whole-name
+ * anchoring cannot be escaped with parentheses.
+ */
+static void
+test_bounded_regex(void)
+{
+	struct select_options	o = { .process = "a++++++++++++++++++++" };
+	struct bounded_regex	*re;
+	struct timespec		t0;
+	char			err[256], name[64];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(selection_new(&o, err, sizeof(err)) == NULL);
+	CHECK(elapsed_ms(&t0) < 50);
+	CHECK(strstr(err, "quantifier does not follow a repeatable item") != NULL);
+
+	re = bounded_regex_whole("(a|aa)+", err, sizeof(err));
+	CHECK(re != NULL);
+	memset(name, 'a', 40);
+	strcpy(name + 40, "!");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(bounded_regex_match(re, name), -1);
+	CHECK(elapsed_ms(&t0) < 50);
+	CHECK_INT(bounded_regex_match(re, "aaaa"), 1);
+	bounded_regex_free(re);
+
+	re = bounded_regex_whole("jav)|(x", err, sizeof(err));
+	CHECK(re == NULL);		/* unbalanced: not a way out of the anchors */
+	re = bounded_regex_whole("jav|x", err, sizeof(err));
+	CHECK(re != NULL && bounded_regex_match(re, "javac") == 0 &&
+	      bounded_regex_match(re, "x") == 1 && bounded_regex_match(re, "jav") == 1);
+	bounded_regex_free(re);
+	re = bounded_regex_whole("[[:alpha:]]+[[:digit:]]", err, sizeof(err));
+	CHECK(re != NULL && bounded_regex_match(re, "worker7") == 1);
+	bounded_regex_free(re);
+}
+
 /*
  * DeepFlow's folded form types its roots ("[p] svc;[t] w0;..."): read back
  * and shown in the host view, a process is "[p] svc" once, never
@@ -195,6 +246,7 @@ main(void)
 	test_process_and_total();
 	test_multi_instance_and_pid();
 	test_bad_regex();
+	test_bounded_regex();
 	test_typed_folded_roots();
 	return unit_report("test_select");
 }

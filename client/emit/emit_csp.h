@@ -1,0 +1,21 @@
+/*
+ * emit_csp.h - the Content-Security-Policy our SVG flame graphs and heat
+ * maps need: their own inline scripts (named by SHA-256, so an injected
+ * one, inline or external, does not run), inline styles, data: images,
+ * nothing else.
+ *
+ * Chromium ignores a policy delivered by <meta> outside an HTML <head>
+ * ("The policy has been ignored"), so an SVG opened directly gets it only
+ * as an HTTP header: the web server sends it (pmflame --csp prints it;
+ * docs/pmflame.1 has an nginx line).  index.html carries its own <meta>.
+ */
+#ifndef EMIT_CSP_H
+#define EMIT_CSP_H
+
+#include <stddef.h>
+
+/* The policy into buf (NUL-terminated); 0, or -1 when it does not fit or
+ * hashing failed. */
+int emit_svg_csp(char *buf, size_t len);
+
+#endif /* EMIT_CSP_H */
