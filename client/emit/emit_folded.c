@@ -48,17 +48,19 @@ add_line(struct folded_lines *l, const struct membuf *path, uint64_t count)
 static int
 collect_lines(const struct flame_tree *t, struct folded_lines *l)
 {
-	size_t		i, n = flame_tree_nnodes(t);
-	size_t		*end = malloc((flame_tree_max_depth(t) + 1) * sizeof(*end));
-	struct membuf	path;
-	int		sts = 0;
+	size_t			*end = malloc((flame_tree_max_depth(t) + 1) * sizeof(*end));
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
+	struct membuf		path;
+	int			sts = 0;
 
-	if (end == NULL)
+	if (end == NULL || w == NULL) {
+		free(end);
+		flame_walk_free(w);
 		return -ENOMEM;
+	}
 	membuf_init(&path);
-	for (i = 0; i < n && sts == 0; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-
+	while (sts == 0 && (x = flame_walk_next(w)) != NULL) {
 		/* keep the ancestors' names, drop the rest */
 		path.len = x->depth ? end[x->depth - 1] : 0;
 		if (x->depth)
@@ -71,6 +73,7 @@ collect_lines(const struct flame_tree *t, struct folded_lines *l)
 			sts = add_line(l, &path, x->self_samples);
 	}
 	membuf_free(&path);
+	flame_walk_free(w);
 	free(end);
 	return sts;
 }

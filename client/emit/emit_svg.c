@@ -45,19 +45,12 @@ static void
 compute_layout(const struct flame_tree *t, const struct emit_options *o,
 	       struct svg_layout *l)
 {
-	size_t		i, n = flame_tree_nnodes(t), roots = 0;
 	unsigned	levels;
 
 	memset(l, 0, sizeof(*l));
 	l->opt = o;
-	for (i = 0; i < n; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-		if (x->parent < 0) {
-			l->total += x->total_samples;
-			roots++;
-		}
-	}
-	l->all_frame = roots > 1;
+	l->total = flame_tree_total_samples(t);
+	l->all_frame = flame_tree_nroots(t) > 1;
 	l->width = o->width >= 2 * XPAD + 100 ? o->width : 2 * XPAD + 100;
 	l->scale = l->total ? (double)(l->width - 2 * XPAD) / (double)l->total : 0;
 	l->minwidth = o->minwidth > MIN_DRAWN ? o->minwidth : MIN_DRAWN;
@@ -144,36 +137,41 @@ svg_frame(struct membuf *out, const struct svg_layout *l, const char *name, char
 }
 
 /*
- * Frames in pre-order.  A node starts where its parent's next free sample
- * offset is (next[]); frames narrower than minwidth are left out, and so,
- * being narrower still, are their callees.
+ * Frames in pre-order.  A node starts where the next free sample offset
+ * at its depth is (at[]): its parent's start for a first child, its
+ * previous sibling's end otherwise.  Frames narrower than minwidth are
+ * left out, and so, being narrower still, are their callees.
  */
 static int
 svg_frames(struct membuf *out, const struct flame_tree *t, const struct svg_layout *l)
 {
-	size_t		i, n = flame_tree_nnodes(t);
-	uint64_t	*next = malloc((n + 1) * sizeof(*next));
-	uint64_t	next_root = 0, start;
+	uint64_t		*at = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*at));
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
 
-	if (next == NULL)
+	if (at == NULL || w == NULL) {
+		free(at);
+		flame_walk_free(w);
 		return -ENOMEM;
+	}
 	membuf_puts(out, "<g id=\"frames\">\n");
 	if (l->all_frame)
 		svg_frame(out, l, "all", 'H', 0, l->total, 0);
-	for (i = 0; i < n && !out->failed; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-		const struct flame_function *f = flame_tree_function(t, x->function);
-		uint64_t *from = x->parent < 0 ? &next_root : &next[x->parent];
+	while ((x = flame_walk_next(w)) != NULL && !out->failed) {
+		uint64_t start = at[x->depth];
 
-		start = *from;
-		*from += x->total_samples;
-		next[i] = start;
-		if ((double)x->total_samples * l->scale >= l->minwidth)
+		at[x->depth] += x->total_samples;
+		at[x->depth + 1] = start;
+		if ((double)x->total_samples * l->scale >= l->minwidth) {
+			const struct flame_function *f = flame_tree_function(t, x->function);
+
 			svg_frame(out, l, f->name, f->type, start, x->total_samples,
 				  x->depth + l->all_frame);
+		}
 	}
 	membuf_puts(out, "</g>\n");
-	free(next);
+	flame_walk_free(w);
+	free(at);
 	return 0;
 }
 

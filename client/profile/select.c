@@ -168,30 +168,31 @@ add_group(struct selection *sel, const char *host, const char *process, uint32_t
 static int
 reroot_into(struct flame_tree *total, struct flame_tree *t, const char *process)
 {
-	const char	**path;
-	char		*pframe = NULL;
-	size_t		i, nn;
-	int		sts;
+	const char		**path;
+	char			*pframe = NULL;
+	struct flame_walk	*w;
+	const struct flame_node	*nd;
+	int			sts;
 
 	if ((sts = flame_tree_finish(t)) < 0)
 		return sts;
-	nn = flame_tree_nnodes(t);
 	path = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*path));
-	if (path == NULL || asprintf(&pframe, "[p] %s", process) < 0) {
+	w = flame_walk_new(t);
+	if (path == NULL || w == NULL || asprintf(&pframe, "[p] %s", process) < 0) {
 		free(path);
+		flame_walk_free(w);
 		return -ENOMEM;
 	}
 	path[0] = "Total";
 	path[1] = pframe;
-	for (i = 0; i < nn && sts == 0; i++) {
-		const struct flame_node	*nd = flame_tree_node(t, i);
-
+	while (sts == 0 && (nd = flame_walk_next(w)) != NULL) {
 		if (nd->depth > 0)
 			path[nd->depth + 1] = flame_tree_function(t, nd->function)->name;
 		if (nd->self_samples > 0 || nd->self_us > 0)
 			sts = flame_tree_add(total, path, nd->depth + 2,
 					     nd->self_samples, nd->self_us);
 	}
+	flame_walk_free(w);
 	free(pframe);
 	free(path);
 	return sts;

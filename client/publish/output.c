@@ -295,7 +295,7 @@ put_profile(struct output_context *c, const struct profile *p, const char *dir,
 	    const char *stem, const struct output_format *const *fmts, size_t nf,
 	    struct membuf *bufs, char *err, size_t errlen)
 {
-	char	path[512];
+	char	path[512], latest[512];
 	size_t	f;
 
 	for (f = 0; f < nf; f++) {
@@ -303,10 +303,10 @@ put_profile(struct output_context *c, const struct profile *p, const char *dir,
 		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
 			     err, errlen) < 0)
 			return -1;
-		snprintf(path, sizeof(path), "%s/latest%s.%s", dir, places[p->kind].suffix,
+		snprintf(latest, sizeof(latest), "%s/latest%s.%s", dir, places[p->kind].suffix,
 			 fmts[f]->ext);
-		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
-			     err, errlen) < 0)
+		if (sink_put_copy(c->sink, path, latest, fmts[f]->content_type, bufs[f].data,
+				  bufs[f].len, err, errlen) < 0)
 			return -1;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "unit.h"
+#include "flame_input.h"
 #include "profile/select.h"
 #include "source/source.h"
 
@@ -19,7 +20,7 @@ paths(const struct flame_tree *t, char *out, size_t len)
 
 	out[0] = '\0';
 	for (i = 0; i < flame_tree_nnodes(t); i++) {
-		const struct flame_node	*n = flame_tree_node(t, i);
+		const struct flame_node	*n = tree_node(t, i);
 
 		if (n->depth >= 64)
 			continue;
@@ -79,8 +80,8 @@ test_default(void)
 		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
 		  "Total;[p] java;[t] main;run;work 4/40000\n"
 		  "Total;[p] nginx;[t] nginx;[k] read 4/40000\n");
-	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_samples, 10);
-	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_us, 100000);
+	CHECK_INT(tree_node(p[0].tree, 0)->total_samples, 10);
+	CHECK_INT(tree_node(p[0].tree, 0)->total_us, 100000);
 	CHECK_INT(function_type(flame_tree_function(p[0].tree, 0)->name, 1), 'H');
 	CHECK_STR(p[1].host, "h2");
 	CHECK_STR(p[1].name, "java");
