@@ -47,6 +47,10 @@ static pmLongOptions longopts[] = {
 	{ "event", 1, 0, "EVENT", "profile event type (default on-cpu)" },
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
+	PMAPI_OPTIONS_HEADER("Differential flame graphs"),
+	{ "baseline", 1, 0, "SOURCE", "compare with FILE (folded), archive:PATH[,PATH...] or range:START,END (-a's archives)" },
+	{ "normalize", 0, 0, 0, "scale the baseline to the same total (difffolded.pl -n)" },
+	{ "negate", 0, 0, 0, "SVG widths from the baseline: frames only it has show" },
 	PMAPI_OPTIONS_HEADER("Output"),
 	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, pprof, speedscope, grafana, heatmap (default svg)" },
 	{ "output", 1, 'o', "DIR|s3://BUCKET/PREFIX", "write a browsable site there (default: stdout)" },
@@ -72,6 +76,7 @@ static pmOptions opts = {
 
 struct config {
 	const char		*input;
+	const char		*baseline;	/* --baseline SOURCE */
 	const char		*output;
 	const char		*formats;
 	double			duration, period;
@@ -163,6 +168,12 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->select.total = true;
 	else if (strcmp(name, "multi-instance") == 0)
 		c->select.multi_instance = true;
+	else if (strcmp(name, "baseline") == 0)
+		c->baseline = c->out.baseline = arg;
+	else if (strcmp(name, "normalize") == 0)
+		c->select.normalize = true;
+	else if (strcmp(name, "negate") == 0)
+		c->out.emit.negate = true;
 	else if (strcmp(name, "format") == 0)
 		c->formats = arg;
 	else if (strcmp(name, "title") == 0)
@@ -233,6 +244,15 @@ parse_args(int argc, char **argv, struct config *c)
 	if (opts.errors == 0 && c->period > 0 && c->output == NULL) {
 		fprintf(stderr, "%s: --period writes a profile per period: give -o DIR\n",
 			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->baseline && !c->input && opts.narchives == 0) {
+		fprintf(stderr, "%s: --baseline compares -i or -a sources, not live hosts\n",
+			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && !c->baseline && (c->select.normalize || c->out.emit.negate)) {
+		fprintf(stderr, "%s: --normalize and --negate need --baseline\n", pmGetProgname());
 		opts.errors++;
 	}
 	if (opts.errors) {
@@ -406,6 +426,11 @@ run_folded(struct config *c, struct run *r)
 		*dot = '\0';
 	w.end = w.start;
 	c->out.source = "folded stacks";
+	/* the baseline's stacks join the same trees: labelled as this host */
+	if (c->baseline && source_folded_read(c->baseline, host, c->frequency,
+					      selection_add_baseline, r->sel,
+					      r->err, sizeof(r->err)) < 0)
+		return -1;
 	if (source_folded_read(c->input, host, c->frequency, selection_add, r->sel,
 			       r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -466,6 +491,96 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 	return source_live_run(&lo, &sc, r->err, sizeof(r->err));
 }
 
+/* The baseline's records, relabelled to the host they are compared
+ * with (one host), or kept under their own (several: hosts pair by name). */
+struct baseline_run {
+	struct run	*run;
+	char		*host;		/* NULL: keep each record's */
+};
+
+static int
+add_baseline_sample(void *arg, const struct stack_sample *s)
+{
+	struct baseline_run	*b = arg;
+	struct stack_sample	copy = *s;
+
+	if (b->host != NULL)
+		copy.host = b->host;
+	return selection_add_baseline(b->run->sel, &copy);
+}
+
+static int
+baseline_window(void *arg, const struct window *w)
+{
+	(void)arg;
+	(void)w;
+	return 0;
+}
+
+/* The host of the first archive (all of ours when they are one host). */
+static char *
+archives_host(char **archives, int n)
+{
+	char	name[256], *one = NULL;
+	int	i, ctx;
+
+	for (i = 0; i < n; i++) {
+		if ((ctx = pmNewContext(PM_CONTEXT_ARCHIVE, archives[i])) < 0)
+			return NULL;
+		pmGetContextHostName_r(ctx, name, sizeof(name));
+		pmDestroyContext(ctx);
+		if (one == NULL)
+			one = strdup(name);
+		else if (strcmp(one, name) != 0) {
+			free(one);
+			return NULL;
+		}
+	}
+	return one;
+}
+
+/*
+ * --baseline with -a: archive:PATH[,PATH...] (other archives, the same
+ * -S/-T), or range:START,END (ours, another range).  Read before ours,
+ * into the baseline column of the same trees.
+ */
+static int
+read_baseline_archives(struct config *c, struct run *r, struct archive_options ao)
+{
+	struct baseline_run	b = { r, archives_host(ao.archives, ao.narchives) };
+	struct source_consumer	sc = {
+		.sample = add_baseline_sample, .end = baseline_window, .arg = &b,
+	};
+	char			*list = NULL, *range = NULL, *save = NULL, *w, **paths = NULL;
+	int			sts = -1, n = 0;
+
+	if (strncmp(c->baseline, "archive:", 8) == 0) {
+		list = strdup(c->baseline + 8);
+		paths = calloc(strlen(c->baseline) + 1, sizeof(*paths));
+		for (w = list ? strtok_r(list, ",", &save) : NULL; w && paths;
+		     w = strtok_r(NULL, ",", &save))
+			paths[n++] = w;
+		ao.archives = paths;
+		ao.narchives = n;
+	} else if (strncmp(c->baseline, "range:", 6) == 0 &&
+		   (range = strdup(c->baseline + 6)) != NULL && (w = strchr(range, ',')) != NULL) {
+		*w = '\0';
+		ao.start = range;
+		ao.finish = w + 1;
+		n = 1;
+	}
+	if (n == 0)
+		snprintf(r->err, sizeof(r->err), "--baseline %s: with -a, give archive:PATH[,PATH...] "
+			 "or range:START,END", c->baseline);
+	else if (source_archive_read(&ao, &sc, r->err, sizeof(r->err)) == 0)
+		sts = 0;
+	free(b.host);
+	free(list);
+	free(paths);
+	free(range);
+	return sts;
+}
+
 static int
 run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 {
@@ -478,6 +593,8 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
+	if (c->baseline && read_baseline_archives(c, r, ao) < 0)
+		return -1;
 	return source_archive_read(&ao, &sc, r->err, sizeof(r->err));
 }
 

@@ -8,6 +8,11 @@
  *    ["function_id","parent_node_id","self_value","total_value"],
  *    "values":[[f,p,s,t],...]}},"debug":null}
  *
+ * A differential tree (--baseline) adds two columns to each table,
+ * "baseline_self_value" and "baseline_total_value": the same microseconds
+ * of the profile compared against; readers that look columns up by name
+ * read the rest as before.
+ *
  * Values are microseconds.  The text is written straight into out: the
  * node table of a 3 M-node tree is 70 MB, and a DOM (cJSON keeps every
  * number as a double item, ~64 bytes each, and prints a copy) would
@@ -21,21 +26,31 @@
 #include "emit.h"
 #include "json_text_priv.h"
 
-/* Append v in decimal: the tables have millions of numbers, and printf
- * (twice per call through membuf_printf) would dominate the emitter. */
+/* v in decimal at p, two digits a step: the node table has 13 M numbers,
+ * and printf (twice per call through membuf_printf) would dominate. */
 static char *
 put_u64(char *p, uint64_t v)
 {
-	char	digits[20];
-	int	n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char	digits[20], *d = digits + sizeof(digits);
+	size_t	n;
 
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = digits[--n];
-	return p;
+	while (v >= 100) {
+		d -= 2;
+		memcpy(d, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		d -= 2;
+		memcpy(d, pairs + 2 * v, 2);
+	} else
+		*--d = (char)('0' + v);
+	n = (size_t)(digits + sizeof(digits) - d);
+	memcpy(p, d, n);
+	return p + n;
 }
 
 /* Append sep then "[c0,c1,...]"; a parent of -1 (the root's) comes in as
@@ -43,17 +58,19 @@ put_u64(char *p, uint64_t v)
 static void
 put_row(struct membuf *b, const char *sep, const uint64_t *cols, int ncols)
 {
-	char	row[4 * 21 + 8], *p = row;
+	char	row[6 * 21 + 8], *p = row;
 	int	i;
 
-	p = stpcpy(p, sep);
+	if (*sep)
+		*p++ = *sep;
 	*p++ = '[';
 	for (i = 0; i < ncols; i++) {
 		if (i)
 			*p++ = ',';
-		if (cols[i] == UINT64_MAX)
-			p = stpcpy(p, "-1");
-		else
+		if (cols[i] == UINT64_MAX) {
+			memcpy(p, "-1", 2);
+			p += 2;
+		} else
 			p = put_u64(p, cols[i]);
 	}
 	*p++ = ']';
@@ -79,18 +96,22 @@ function_lists(const struct flame_tree *t, struct membuf *out)
 	membuf_puts(out, "],");
 }
 
+/* A differential tree's baseline columns follow DeepFlow's own. */
+#define BASE_COLUMNS	",\"baseline_self_value\",\"baseline_total_value\""
+
 static void
 function_values(const struct flame_tree *t, struct membuf *out)
 {
 	size_t	i, n = flame_tree_nfunctions(t);
+	int	diff = flame_tree_has_baseline(t);
 
-	membuf_puts(out, "\"function_values\":{\"columns\":[\"self_value\",\"total_value\"],"
-		    "\"values\":[");
+	membuf_puts(out, "\"function_values\":{\"columns\":[\"self_value\",\"total_value\"");
+	membuf_puts(out, diff ? BASE_COLUMNS "],\"values\":[" : "],\"values\":[");
 	for (i = 0; i < n; i++) {
 		const struct flame_function *f = flame_tree_function(t, i);
-		uint64_t cols[2] = { f->self_us, f->total_us };
+		uint64_t cols[4] = { f->self_us, f->total_us, f->base_self_us, f->base_total_us };
 
-		put_row(out, i ? "," : "", cols, 2);
+		put_row(out, i ? "," : "", cols, diff ? 4 : 2);
 	}
 	membuf_puts(out, "]},");
 }
@@ -100,18 +121,20 @@ node_values(const struct flame_tree *t, struct membuf *out)
 {
 	struct flame_walk	*w = flame_walk_new(t);
 	const struct flame_node	*x;
+	int			diff = flame_tree_has_baseline(t);
 
 	if (w == NULL)
 		return -ENOMEM;
 	membuf_puts(out, "\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
-		    "\"self_value\",\"total_value\"],\"values\":[");
+		    "\"self_value\",\"total_value\"");
+	membuf_puts(out, diff ? BASE_COLUMNS "],\"values\":[" : "],\"values\":[");
 	while ((x = flame_walk_next(w)) != NULL && !out->failed) {
-		uint64_t cols[4] = {
+		uint64_t cols[6] = {
 			x->function, x->parent < 0 ? UINT64_MAX : (uint64_t)x->parent,
-			x->self_us, x->total_us
+			x->self_us, x->total_us, x->base_self_us, x->base_total_us
 		};
 
-		put_row(out, x->id ? "," : "", cols, 4);
+		put_row(out, x->id ? "," : "", cols, diff ? 6 : 4);
 	}
 	membuf_puts(out, "]}");
 	flame_walk_free(w);

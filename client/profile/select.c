@@ -174,6 +174,7 @@ reroot_into(struct flame_tree *total, struct flame_tree *t, const char *process)
 	const struct flame_node	*nd;
 	int			sts;
 
+	flame_tree_normalize_baseline(t, 0);	/* once, in the tree it goes to */
 	if ((sts = flame_tree_finish(t)) < 0)
 		return sts;
 	path = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*path));
@@ -191,6 +192,9 @@ reroot_into(struct flame_tree *total, struct flame_tree *t, const char *process)
 		if (nd->self_samples > 0 || nd->self_us > 0)
 			sts = flame_tree_add(total, path, nd->depth + 2,
 					     nd->self_samples, nd->self_us);
+		if (sts == 0 && (nd->base_self_samples > 0 || nd->base_self_us > 0))
+			sts = flame_tree_add_baseline(total, path, nd->depth + 2,
+						      nd->base_self_samples, nd->base_self_us);
 	}
 	flame_walk_free(w);
 	free(pframe);
@@ -254,10 +258,9 @@ group_for(struct selection *sel, const struct stack_sample *s, bool *host_view)
 	return add_group(sel, s->host, s->process, 0);
 }
 
-int
-selection_add(void *arg, const struct stack_sample *s)
+static int
+add(struct selection *sel, const struct stack_sample *s, bool baseline)
 {
-	struct selection	*sel = arg;
 	struct group		*g;
 	bool			host_view;
 	int			sts;
@@ -267,12 +270,29 @@ selection_add(void *arg, const struct stack_sample *s)
 	if ((g = group_for(sel, s, &host_view)) == NULL ||
 	    stack_path_split(&sel->path, s, host_view) < 0)
 		return -ENOMEM;
+	if (sel->opts.normalize)
+		flame_tree_normalize_baseline(g->tree, 1);
+	if (baseline)
+		return flame_tree_add_baseline(g->tree, sel->path.v, sel->path.n,
+					       s->count, s->value_us);
 	if ((sts = flame_tree_add(g->tree, sel->path.v, sel->path.n, s->count, s->value_us)) < 0)
 		return sts;
 	g->samples += s->count;
 	g->value_us += s->value_us;
 	sel->samples += s->count;
 	return 0;
+}
+
+int
+selection_add(void *arg, const struct stack_sample *s)
+{
+	return add(arg, s, false);
+}
+
+int
+selection_add_baseline(void *arg, const struct stack_sample *s)
+{
+	return add(arg, s, true);
 }
 
 uint64_t

@@ -21,6 +21,7 @@ struct select_options {
 	const char	*event;		/* keep records of this event type; NULL = all */
 	bool		total;		/* host view */
 	bool		multi_instance;	/* one profile per process */
+	bool		normalize;	/* differential: baseline scaled to the same total */
 };
 
 /* What a profile holds, and so which formats render it. */
@@ -51,6 +52,11 @@ void selection_free(struct selection *sel);
 
 /* A stack_sample_fn: arg is the selection.  Filtered samples return 0. */
 int selection_add(void *sel, const struct stack_sample *s);
+
+/* The same for the baseline of a differential profile (--baseline): the
+ * sample goes to the second column of the tree it would go to.  Baseline
+ * samples alone make no profile's sample count. */
+int selection_add_baseline(void *sel, const struct stack_sample *s);
 
 /* Would selection_add keep this sample?  (Heat maps filter their
  * per-second stacks with it.) */

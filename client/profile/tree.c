@@ -72,6 +72,9 @@ flame_tree_free(struct flame_tree *t)
 	free(t->functions);
 	free(t->cum_samples);
 	free(t->cum_us);
+	free(t->base);
+	free(t->cum_base_samples);
+	free(t->cum_base_us);
 	free(t->next_lower);
 	free(t);
 }
@@ -97,9 +100,9 @@ shared_prefix(const struct flame_tree *t, const char *const *path, size_t n)
 	return i;
 }
 
-int
-flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
-	       uint64_t samples, uint64_t value_us)
+static int
+add_stack(struct flame_tree *t, const char *const *path, size_t n,
+	  const struct tree_values *v, int baseline)
 {
 	size_t		first = t->nframes, shared, i;
 	uint32_t	fid;
@@ -127,7 +130,37 @@ flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 		t->last[i].function = fid;
 		t->last_len = i + 1;
 	}
-	return tree_commit_stack(t, n, samples, value_us);
+	return tree_commit_stack(t, n, v, baseline);
+}
+
+int
+flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
+	       uint64_t samples, uint64_t value_us)
+{
+	struct tree_values	v = { samples, value_us };
+
+	return add_stack(t, path, n, &v, 0);
+}
+
+int
+flame_tree_add_baseline(struct flame_tree *t, const char *const *path, size_t n,
+			uint64_t samples, uint64_t value_us)
+{
+	struct tree_values	v = { samples, value_us };
+
+	return add_stack(t, path, n, &v, 1);
+}
+
+int
+flame_tree_has_baseline(const struct flame_tree *t)
+{
+	return t->base != NULL;
+}
+
+void
+flame_tree_normalize_baseline(struct flame_tree *t, int on)
+{
+	t->normalize = on;
 }
 
 /* ---- accessors -------------------------------------------------------- */
@@ -154,6 +187,18 @@ uint64_t
 flame_tree_total_us(const struct flame_tree *t)
 {
 	return t->cum_us ? t->cum_us[t->nstacks] : 0;
+}
+
+uint64_t
+flame_tree_base_total_samples(const struct flame_tree *t)
+{
+	return t->cum_base_samples ? t->cum_base_samples[t->nstacks] : 0;
+}
+
+uint64_t
+flame_tree_base_total_us(const struct flame_tree *t)
+{
+	return t->cum_base_us ? t->cum_base_us[t->nstacks] : 0;
 }
 
 size_t

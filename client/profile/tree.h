@@ -28,6 +28,9 @@ struct flame_node {
 	uint32_t	depth;		/* a root is 0 */
 	uint64_t	self_samples, total_samples;
 	uint64_t	self_us, total_us;	/* microseconds, DeepFlow's unit */
+	/* a differential tree's baseline (flame_tree_add_baseline), else 0 */
+	uint64_t	base_self_samples, base_total_samples;
+	uint64_t	base_self_us, base_total_us;
 };
 
 struct flame_function {
@@ -35,6 +38,7 @@ struct flame_function {
 	char		type;		/* H P T K C L ? A O, see function_type() */
 	uint64_t	self_samples, total_samples;	/* over all its nodes */
 	uint64_t	self_us, total_us;	/* total counts recursion once */
+	uint64_t	base_self_us, base_total_us;	/* the baseline's */
 };
 
 struct flame_tree;
@@ -49,6 +53,22 @@ void flame_tree_free(struct flame_tree *t);
  */
 int flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 		   uint64_t samples, uint64_t value_us);
+/*
+ * A differential tree: add a stack of the baseline (the profile compared
+ * against) to its second column of values.  A stack of either side is a
+ * node of the tree; one of the baseline only has totals of 0.  Returns
+ * as flame_tree_add.
+ */
+int flame_tree_add_baseline(struct flame_tree *t, const char *const *path, size_t n,
+			    uint64_t samples, uint64_t value_us);
+/* Whether the tree has a baseline column (any flame_tree_add_baseline). */
+int flame_tree_has_baseline(const struct flame_tree *t);
+/*
+ * At finish, scale each baseline stack by (current total / baseline
+ * total), rounding down as difffolded.pl -n does, so both sides weigh
+ * the same.  Call before finishing.
+ */
+void flame_tree_normalize_baseline(struct flame_tree *t, int on);
 /*
  * Memory profiles (DeepFlow's mem-* events): type every stack's last frame
  * 'O' (the allocated object) instead of by its name.  Call before adding.
@@ -65,6 +85,8 @@ size_t flame_tree_nroots(const struct flame_tree *t);
 /* The sums over every root (all the samples and microseconds added). */
 uint64_t flame_tree_total_samples(const struct flame_tree *t);
 uint64_t flame_tree_total_us(const struct flame_tree *t);
+uint64_t flame_tree_base_total_samples(const struct flame_tree *t);
+uint64_t flame_tree_base_total_us(const struct flame_tree *t);
 size_t flame_tree_nfunctions(const struct flame_tree *t);
 const struct flame_function *flame_tree_function(const struct flame_tree *t, size_t i);
 uint32_t flame_tree_max_depth(const struct flame_tree *t);

@@ -190,6 +190,55 @@ renumber_functions(struct flame_tree *t, const uint32_t *rank)
 	return 0;
 }
 
+/* v * to / from, rounded down (difffolded.pl -n: int()); 128 bits between. */
+static uint64_t
+scaled(uint64_t v, uint64_t to, uint64_t from)
+{
+	return from ? (uint64_t)((unsigned __int128)v * to / from) : v;
+}
+
+/* --normalize: the baseline stacks scaled to the current totals. */
+static void
+normalize_baseline(struct flame_tree *t)
+{
+	uint64_t	s = 0, u = 0, bs = 0, bu = 0;
+	size_t		k;
+
+	for (k = 0; k < t->nstacks; k++) {
+		s += t->stacks[k].samples;
+		u += t->stacks[k].us;
+		bs += t->base[k].samples;
+		bu += t->base[k].us;
+	}
+	for (k = 0; k < t->nstacks; k++) {
+		t->base[k].samples = scaled(t->base[k].samples, s, bs);
+		t->base[k].us = scaled(t->base[k].us, u, bu);
+	}
+}
+
+/* Prefix sums in sorted order: values[k] of stack k into cum[k + 1]. */
+static uint64_t *
+prefix_sums(const struct flame_tree *t, int baseline, int us)
+{
+	uint64_t	*cum = malloc((t->nstacks + 1) * sizeof(*cum));
+	size_t		k;
+
+	if (cum == NULL)
+		return NULL;
+	cum[0] = 0;
+	for (k = 0; k < t->nstacks; k++) {
+		const struct tree_stack	*st = &t->stacks[k];
+		uint64_t		v;
+
+		if (baseline)
+			v = us ? t->base[st->id].us : t->base[st->id].samples;
+		else
+			v = us ? st->us : st->samples;
+		cum[k + 1] = cum[k] + v;
+	}
+	return cum;
+}
+
 /* Prefix sums of the stacks' values, and next_lower[k]: the first j > k
  * whose lcp is below stack k's (nstacks if none). */
 static int
@@ -197,16 +246,19 @@ range_sums(struct flame_tree *t)
 {
 	size_t		m = t->nstacks, k, j;
 
-	t->cum_samples = malloc((m + 1) * sizeof(*t->cum_samples));
-	t->cum_us = malloc((m + 1) * sizeof(*t->cum_us));
+	if (t->base != NULL && t->normalize)
+		normalize_baseline(t);
+	t->cum_samples = prefix_sums(t, 0, 0);
+	t->cum_us = prefix_sums(t, 0, 1);
+	if (t->base != NULL) {
+		t->cum_base_samples = prefix_sums(t, 1, 0);
+		t->cum_base_us = prefix_sums(t, 1, 1);
+		if (t->cum_base_samples == NULL || t->cum_base_us == NULL)
+			return -ENOMEM;
+	}
 	t->next_lower = malloc((m + 1) * sizeof(*t->next_lower));
 	if (t->cum_samples == NULL || t->cum_us == NULL || t->next_lower == NULL)
 		return -ENOMEM;
-	t->cum_samples[0] = t->cum_us[0] = 0;
-	for (k = 0; k < m; k++) {
-		t->cum_samples[k + 1] = t->cum_samples[k] + t->stacks[k].samples;
-		t->cum_us[k + 1] = t->cum_us[k] + t->stacks[k].us;
-	}
 	for (k = m; k-- > 0; ) {
 		for (j = k + 1; j < m && t->stacks[j].lcp >= t->stacks[k].lcp; )
 			j = t->next_lower[j];
@@ -238,9 +290,11 @@ function_totals(struct flame_tree *t)
 				on_path[path[--depth]]--;
 			f->self_samples += x->self_samples;
 			f->self_us += x->self_us;
+			f->base_self_us += x->base_self_us;
 			if (on_path[x->function]++ == 0) {
 				f->total_samples += x->total_samples;
 				f->total_us += x->total_us;
+				f->base_total_us += x->base_total_us;
 			}
 			path[depth++] = x->function;
 		}

@@ -28,6 +28,11 @@ struct tree_stack {
 	uint32_t	lcp;		/* finished: frames shared with the stack before */
 	uint64_t	samples, us;	/* the stack's own (self) values */
 	uint64_t	key;		/* finishing: its first frames' ranks, packed */
+	uint32_t	id;		/* order of adding: its index in base[] */
+};
+
+struct tree_values {
+	uint64_t	samples, us;
 };
 
 struct flame_tree {
@@ -36,6 +41,8 @@ struct flame_tree {
 	size_t			nframes, frames_cap;
 	struct tree_stack	*stacks;
 	size_t			nstacks, stacks_cap;
+	struct tree_values	*base;		/* baseline values by stack id, or NULL */
+	size_t			base_cap;
 	struct flame_function	*functions;
 	size_t			nfunctions, functions_cap;
 	struct intern		names;		/* (name, type) -> function id; the names */
@@ -51,10 +58,13 @@ struct flame_tree {
 	/* finished: */
 	uint64_t		*cum_samples;	/* values of stacks [0, k), k = 0 .. nstacks */
 	uint64_t		*cum_us;
+	uint64_t		*cum_base_samples;	/* the same of base[], if any */
+	uint64_t		*cum_base_us;
 	uint32_t		*next_lower;	/* first later stack with a smaller lcp */
 	size_t			nnodes, nroots;
 	uint32_t		max_depth;
 	int			object_leaves;	/* last frame of a stack is 'O' */
+	int			normalize;	/* scale base[] to the current total */
 	int			finished;
 };
 
@@ -63,6 +73,7 @@ void tree_index_free(struct flame_tree *t);
 int tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t *id);
 /* Keep the stack whose n function ids were written at frames[nframes ..]
  * (room reserved), or add its values to the equal stack kept before. */
-int tree_commit_stack(struct flame_tree *t, size_t n, uint64_t samples, uint64_t us);
+int tree_commit_stack(struct flame_tree *t, size_t n, const struct tree_values *v,
+		      int baseline);
 
 #endif /* TREE_IMPL_H */

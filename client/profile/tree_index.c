@@ -47,21 +47,49 @@ tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t
 	return 0;
 }
 
+/* Room in base[] for stack ids below n; new entries are zero. */
+static int
+base_reserve(struct flame_tree *t, size_t n)
+{
+	size_t	old = t->base ? t->base_cap : 0;
+
+	if (array_reserve(&t->base, &t->base_cap, n) < 0)
+		return -ENOMEM;
+	memset(t->base + old, 0, (t->base_cap - old) * sizeof(*t->base));
+	return 0;
+}
+
+static void
+add_values(struct flame_tree *t, struct tree_stack *st, const struct tree_values *v,
+	   int baseline)
+{
+	struct tree_values	*to = baseline ? &t->base[st->id] : NULL;
+
+	if (to != NULL) {
+		to->samples += v->samples;
+		to->us += v->us;
+	} else {
+		st->samples += v->samples;
+		st->us += v->us;
+	}
+}
+
 /* The candidate stack is frames[nframes .. nframes + n), past the end. */
 int
-tree_commit_stack(struct flame_tree *t, size_t n, uint64_t samples, uint64_t us)
+tree_commit_stack(struct flame_tree *t, size_t n, const struct tree_values *v, int baseline)
 {
 	const uint32_t		*ids = t->frames + t->nframes;
 	uint64_t		key = hash_bytes(ids, n * sizeof(*ids));
 	struct hash_slot	*s;
 	struct tree_stack	*st;
 
+	if ((baseline || t->base) && base_reserve(t, t->nstacks + 1) < 0)
+		return -ENOMEM;
 	for (s = hash_table_find(&t->stack_index, key); !hash_slot_empty(s);
 	     s = hash_table_next(&t->stack_index, key, s)) {
 		st = &t->stacks[hash_slot_value(s)];
 		if (st->len == n && memcmp(t->frames + st->first, ids, n * sizeof(*ids)) == 0) {
-			st->samples += samples;
-			st->us += us;
+			add_values(t, st, v, baseline);
 			return 0;	/* the candidate's frames are left past the end */
 		}
 	}
@@ -69,9 +97,12 @@ tree_commit_stack(struct flame_tree *t, size_t n, uint64_t samples, uint64_t us)
 	    array_reserve(&t->stacks, &t->stacks_cap, t->nstacks + 1) < 0 ||
 	    hash_table_insert(&t->stack_index, s, key, (uint32_t)t->nstacks) < 0)
 		return -ENOMEM;
-	t->stacks[t->nstacks++] = (struct tree_stack){
-		.first = t->nframes, .len = (uint32_t)n, .samples = samples, .us = us,
+	st = &t->stacks[t->nstacks];
+	*st = (struct tree_stack){
+		.first = t->nframes, .len = (uint32_t)n, .id = (uint32_t)t->nstacks,
 	};
+	t->nstacks++;
+	add_values(t, st, v, baseline);
 	t->nframes += n;
 	return 0;
 }

@@ -93,5 +93,13 @@ flame_walk_next(struct flame_walk *w)
 	x->total_us = t->cum_us[end] - t->cum_us[w->k];
 	x->self_samples = d + 1 == s->len ? s->samples : 0;
 	x->self_us = d + 1 == s->len ? s->us : 0;
+	if (t->base != NULL) {
+		const struct tree_values *b = &t->base[s->id];
+
+		x->base_total_samples = t->cum_base_samples[end] - t->cum_base_samples[w->k];
+		x->base_total_us = t->cum_base_us[end] - t->cum_base_us[w->k];
+		x->base_self_samples = d + 1 == s->len ? b->samples : 0;
+		x->base_self_us = d + 1 == s->len ? b->us : 0;
+	}
 	return x;
 }

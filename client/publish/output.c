@@ -162,6 +162,9 @@ flame_subtitle(const struct output_context *c, const struct profile *p, char *bu
 		snprintf(buf, len, "%s %s, %s", c->source, p->host, to);
 	else
 		snprintf(buf, len, "%s %s, %s to %s", c->source, p->host, from, to);
+	if (c->baseline && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), "; red grew, blue shrank since %s%s",
+			 c->baseline, c->emit.negate ? " (widths: the baseline)" : "");
 }
 
 /* A heat map's axis is UTC: so are the times above it. */
@@ -182,13 +185,22 @@ heatmap_subtitle(const struct output_context *c, const struct profile *p, char *
  * is HOST/Total/START_END-heatmap.svg, the stem keeping it apart from the
  * Total flame graph's, and "heat map" in the site index.
  */
-static const struct {
+static const struct place {
 	const char	*suffix;	/* after START_END and after "latest" */
 	const char	*label;		/* site index name; NULL: the profile's */
 } places[] = {
 	[PROFILE_FLAME] =	{ "", NULL },
 	[PROFILE_HEATMAP] =	{ "-heatmap", "heat map" },
-};
+}, diff_place = { "-diff", NULL };
+
+/* A differential flame graph sits beside the plain ones of its process. */
+static const struct place *
+place_of(const struct profile *p)
+{
+	if (p->kind == PROFILE_FLAME && p->tree && flame_tree_has_baseline(p->tree))
+		return &diff_place;
+	return &places[p->kind];
+}
 
 /* dir "HOST/NAME", stem "HOST/NAME/START_END[suffix]" */
 static void
@@ -205,7 +217,7 @@ profile_stem(const struct profile *p, char *dir, size_t dirlen, char *stem, size
 	output_time_name(p->start, from, sizeof(from));
 	output_time_name(p->end, to, sizeof(to));
 	snprintf(dir, dirlen, "%s/%s", host, name);
-	snprintf(stem, stemlen, "%s/%s_%s%s", dir, from, to, places[p->kind].suffix);
+	snprintf(stem, stemlen, "%s/%s_%s%s", dir, from, to, place_of(p)->suffix);
 }
 
 /* The formats that render p, in --format order; their count. */
@@ -303,7 +315,7 @@ put_profile(struct output_context *c, const struct profile *p, const char *dir,
 		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
 			     err, errlen) < 0)
 			return -1;
-		snprintf(latest, sizeof(latest), "%s/latest%s.%s", dir, places[p->kind].suffix,
+		snprintf(latest, sizeof(latest), "%s/latest%s.%s", dir, place_of(p)->suffix,
 			 fmts[f]->ext);
 		if (sink_put_copy(c->sink, path, latest, fmts[f]->content_type, bufs[f].data,
 				  bufs[f].len, err, errlen) < 0)
@@ -317,7 +329,7 @@ site_entry_of(const struct profile *p, const char *stem,
 	      const struct output_format *const *fmts, size_t nf)
 {
 	struct site_entry	e = {
-		.host = p->host, .name = places[p->kind].label ? places[p->kind].label : p->name,
+		.host = p->host, .name = place_of(p)->label ? place_of(p)->label : p->name,
 		.pid = p->pid, .start = p->start, .end = p->end, .samples = p->samples,
 		.stem = stem, .nexts = nf,
 	};

@@ -319,6 +319,46 @@ test_many_stacks(void)
 	flame_tree_free(t);
 }
 
+/* A differential tree: each stack of either side is a node; totals of
+ * both columns add up; a baseline-only branch has current totals of 0;
+ * --normalize scales each baseline stack by 21/18, rounding down. */
+static void
+test_baseline(int normalize)
+{
+	struct flame_tree	*t = flame_tree_new();
+	const char		*ax[] = { "app", "a", "x" }, *b[] = { "app", "b" };
+	const char		*c[] = { "app", "c" }, *d[] = { "app", "d" };
+	const struct flame_node	*n;
+
+	flame_tree_normalize_baseline(t, normalize);
+	CHECK_INT(flame_tree_add_baseline(t, ax, 3, 10, 100), 0);
+	CHECK_INT(flame_tree_add_baseline(t, b, 2, 5, 50), 0);
+	CHECK_INT(flame_tree_add_baseline(t, c, 2, 3, 30), 0);
+	CHECK_INT(flame_tree_add(t, ax, 3, 14, 140), 0);
+	CHECK_INT(flame_tree_add(t, b, 2, 5, 50), 0);
+	CHECK_INT(flame_tree_add(t, d, 2, 2, 20), 0);
+	CHECK_INT(flame_tree_finish(t), 0);
+	CHECK(flame_tree_has_baseline(t));
+	/* app, a, x, b, c, d */
+	CHECK_INT(flame_tree_nnodes(t), 6);
+	CHECK_INT(flame_tree_total_samples(t), 21);
+	CHECK_INT(flame_tree_base_total_samples(t), normalize ? 11 + 5 + 3 : 18);
+	n = tree_node(t, 2);		/* app;a;x */
+	CHECK_INT(n->self_samples, 14);
+	CHECK_INT(n->base_self_samples, normalize ? 11 : 10);
+	CHECK_INT(n->base_total_us, normalize ? 100 * 210 / 180 : 100);
+	n = tree_node(t, 4);		/* app;c: the baseline's only */
+	CHECK_STR(flame_tree_function(t, n->function)->name, "c");
+	CHECK_INT(n->total_samples, 0);
+	CHECK_INT(n->base_total_samples, 3);
+	n = tree_node(t, 5);		/* app;d: the current profile's only */
+	CHECK_INT(n->total_samples, 2);
+	CHECK_INT(n->base_total_samples, 0);
+	n = tree_node(t, 0);
+	CHECK_INT(n->base_total_samples, flame_tree_base_total_samples(t));
+	flame_tree_free(t);
+}
+
 int
 main(void)
 {
@@ -332,5 +372,7 @@ main(void)
 	test_object_leaves();
 	test_bad_calls();
 	test_many_stacks();
+	test_baseline(0);
+	test_baseline(1);
 	return unit_report("test_tree");
 }
