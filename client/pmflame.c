@@ -47,6 +47,7 @@ static pmLongOptions longopts[] = {
 	{ "event", 1, 0, "EVENT", "profile event type (default on-cpu)" },
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
+	{ "merge-hosts", 0, 0, 0, "one profile per process name across every host (host \"fleet\")" },
 	PMAPI_OPTIONS_HEADER("Differential flame graphs"),
 	{ "baseline", 1, 0, "SOURCE", "compare with FILE (folded), archive:PATH[,PATH...] or range:START,END (-a's archives)" },
 	{ "normalize", 0, 0, 0, "scale the baseline to the same total (difffolded.pl -n)" },
@@ -168,6 +169,8 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->select.total = true;
 	else if (strcmp(name, "multi-instance") == 0)
 		c->select.multi_instance = true;
+	else if (strcmp(name, "merge-hosts") == 0)
+		c->select.merge_hosts = true;
 	else if (strcmp(name, "baseline") == 0)
 		c->baseline = c->out.baseline = arg;
 	else if (strcmp(name, "normalize") == 0)
@@ -276,6 +279,9 @@ struct run {
 	struct heatmaps		*heat;		/* NULL: no heat map asked for */
 	bool			flames;		/* some format renders flame trees */
 	bool			live;
+	bool			one_window;	/* archives, --total/--merge-hosts: the hosts'
+						 * windows make one (the fleet's) */
+	struct window		fleet;		/* their union so far */
 	struct profile		*held;		/* no -o: the run's profiles, written */
 	size_t			nheld;		/* at its end if they make one output */
 	unsigned		written;	/* flame profiles so far */
@@ -350,16 +356,18 @@ warn_empty(const struct profile *p, size_t n)
 	}
 }
 
-/* The profiles of window w: its flame trees, then its heat maps. */
+/* The profiles of window w: its flame trees (unless flames is false),
+ * then its heat maps. */
 static int
-take_window(struct run *r, const struct window *w, struct profile **p, size_t *n)
+take_window(struct run *r, const struct window *w, bool flames, struct profile **p,
+	    size_t *n)
 {
 	struct profile	*hp = NULL;
 	size_t		hn = 0;
 
 	*p = NULL;
 	*n = 0;
-	if ((r->flames && selection_take(r->sel, w->start, w->end, p, n) < 0) ||
+	if ((flames && r->flames && selection_take(r->sel, w->start, w->end, p, n) < 0) ||
 	    (r->heat && heatmaps_take(r->heat, w, &hp, &hn) < 0) ||
 	    profiles_append(p, n, hp, hn) < 0) {
 		profiles_free(*p, *n);
@@ -373,18 +381,13 @@ take_window(struct run *r, const struct window *w, struct profile **p, size_t *n
 	return 0;
 }
 
-/* A window ended: write its profiles (without -o, keep them for the end). */
+/* Write profiles p[0..n) (without -o, keep them for the end); frees them. */
 static int
-end_window(void *arg, const struct window *w)
+write_profiles(struct run *r, struct profile *p, size_t n)
 {
-	struct run	*r = arg;
 	struct output_context *out = &r->config->out;
-	struct profile	*p;
-	size_t		n;
 	int		sts = 0;
 
-	if (take_window(r, w, &p, &n) < 0)
-		return -1;
 	if (r->config->output == NULL) {
 		if (profiles_append(&r->held, &r->nheld, p, n) < 0) {
 			profiles_free(p, n);
@@ -402,6 +405,49 @@ end_window(void *arg, const struct window *w)
 		sts = output_write(out, p, n, r->err, sizeof(r->err));
 	profiles_free(p, n);
 	return sts;
+}
+
+/*
+ * A window ended: write its profiles.  Archives hand over one window per
+ * host; a fleet view or merged hosts need them all, so then the flame
+ * trees wait for the last (fleet_end) and the windows' union.
+ */
+static int
+end_window(void *arg, const struct window *w)
+{
+	struct run	*r = arg;
+	struct profile	*p;
+	size_t		n;
+	bool		wait = r->one_window && w->host != NULL;
+
+	if (wait) {
+		if (r->fleet.end == 0 || w->start < r->fleet.start)
+			r->fleet.start = w->start;
+		if (w->end > r->fleet.end)
+			r->fleet.end = w->end;
+	}
+	if (take_window(r, w, !wait, &p, &n) < 0)
+		return -1;
+	return write_profiles(r, p, n);
+}
+
+/* After the last archive: the flame trees of every host's window. */
+static int
+fleet_end(struct run *r)
+{
+	struct profile	*p;
+	size_t		n;
+
+	if (!r->one_window || r->fleet.end == 0)
+		return 0;
+	if (r->flames && selection_take(r->sel, r->fleet.start, r->fleet.end, &p, &n) < 0) {
+		snprintf(r->err, sizeof(r->err), "out of memory building profiles");
+		return -1;
+	}
+	if (!r->flames)
+		return 0;
+	r->written += (unsigned)n;
+	return write_profiles(r, p, n);
 }
 
 static int
@@ -593,9 +639,12 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
+	r->one_window = c->select.total || c->select.merge_hosts;
 	if (c->baseline && read_baseline_archives(c, r, ao) < 0)
 		return -1;
-	return source_archive_read(&ao, &sc, r->err, sizeof(r->err));
+	if (source_archive_read(&ao, &sc, r->err, sizeof(r->err)) < 0)
+		return -1;
+	return fleet_end(r);
 }
 
 /* After the run: no flame graph at all is an error; without -o, the one

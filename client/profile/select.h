@@ -3,7 +3,10 @@
  * --event) and arrange them into profiles: one tree per host, rooted at the
  * process, or at Total (host view: Total -> [p] process -> [t] thread ->
  * frames) with --total or when several processes were selected; with
- * --multi-instance one tree per process.
+ * --multi-instance one tree per process.  With --total and several hosts
+ * one fleet view, Total -> [h] host -> [p] process -> ...; with
+ * --merge-hosts the hosts are one (FLEET_HOST), so a process's stacks
+ * from every host make one profile.
  */
 #ifndef SELECT_H
 #define SELECT_H
@@ -22,7 +25,12 @@ struct select_options {
 	bool		total;		/* host view */
 	bool		multi_instance;	/* one profile per process */
 	bool		normalize;	/* differential: baseline scaled to the same total */
+	bool		merge_hosts;	/* one profile per process across all hosts */
 };
+
+/* The host of a profile of several hosts: --total's fleet view (Total ->
+ * [h] host -> [p] process -> ...), and --merge-hosts' profiles. */
+#define FLEET_HOST	"fleet"
 
 /* What a profile holds, and so which formats render it. */
 enum profile_kind {

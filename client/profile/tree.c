@@ -25,6 +25,7 @@ function_type_n(const char *name, size_t len, int is_root)
 		return len == 5 && memcmp(name, "Total", 5) == 0 ? 'H' : 'P';
 	if (len >= 4 && name[0] == '[' && name[2] == ']' && name[3] == ' ') {
 		switch (name[1]) {
+		case 'h': return 'H';
 		case 'p': return 'P';
 		case 't': return 'T';
 		case 'k': return 'K';

@@ -98,12 +98,13 @@ test_process_and_total(void)
 	char			text[1024];
 	size_t			n = build(&o, &p);
 
-	CHECK_INT(n, 2);	/* h1 and h2, both as host views of java only */
+	CHECK_INT(n, 1);	/* h1 and h2: the fleet view of java only */
 	CHECK_STR(p[0].name, "Total");
 	paths(p[0].tree, text, sizeof(text));
 	CHECK_STR(text,
-		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
-		  "Total;[p] java;[t] main;run;work 4/40000\n");
+		  "Total;[h] h1;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[h] h1;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[h] h2;[p] java;[t] main;run 5/50000\n");
 	profiles_free(p, n);
 
 	/* the regex matches whole names: "jav" selects nothing */
@@ -189,6 +190,46 @@ test_typed_folded_roots(void)
 	unlink(path);
 }
 
+/* --total over two hosts: one fleet view, each host's view under [h]
+ * host, sums exact; --merge-hosts: one profile per process, hosts summed. */
+static void
+test_fleet(void)
+{
+	struct select_options	total = { .total = true, .event = "on-cpu" };
+	struct select_options	merged = { .merge_hosts = true, .process = "java",
+					    .event = "on-cpu" };
+	struct profile		*p;
+	char			text[1024];
+	size_t			n = build(&total, &p);
+
+	CHECK_INT(n, 1);
+	CHECK_STR(p[0].host, FLEET_HOST);
+	CHECK_STR(p[0].name, "Total");
+	CHECK_INT(p[0].samples, 15);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "Total;[h] h1;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[h] h1;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[h] h1;[p] nginx;[t] nginx;[k] read 4/40000\n"
+		  "Total;[h] h2;[p] java;[t] main;run 5/50000\n");
+	CHECK_INT(tree_node(p[0].tree, 0)->total_samples, 15);
+	CHECK_INT(tree_node(p[0].tree, 1)->total_samples, 10);	/* [h] h1 */
+	CHECK_INT(flame_tree_function(p[0].tree, tree_node(p[0].tree, 1)->function)->type, 'H');
+	profiles_free(p, n);
+
+	n = build(&merged, &p);
+	CHECK_INT(n, 1);
+	CHECK_STR(p[0].host, FLEET_HOST);
+	CHECK_STR(p[0].name, "java");
+	CHECK_INT(p[0].samples, 11);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "java;[t] gc;gcloop 2/20000\n"
+		  "java;[t] main;run 5/50000\n"
+		  "java;[t] main;run;work 4/40000\n");
+	profiles_free(p, n);
+}
+
 int
 main(void)
 {
@@ -197,5 +238,6 @@ main(void)
 	test_multi_instance_and_pid();
 	test_bad_regex();
 	test_typed_folded_roots();
+	test_fleet();
 	return unit_report("test_select");
 }
