@@ -450,6 +450,28 @@ fleet_end(struct run *r)
 	return write_profiles(r, p, n);
 }
 
+/* Folded stacks say nothing of their event: they are the one --event
+ * names (on-cpu by default). */
+static int
+add_folded(void *arg, const struct stack_sample *s)
+{
+	struct run		*r = arg;
+	struct stack_sample	copy = *s;
+
+	copy.event = r->config->select.event;
+	return selection_add(r->sel, &copy);
+}
+
+static int
+add_folded_baseline(void *arg, const struct stack_sample *s)
+{
+	struct run		*r = arg;
+	struct stack_sample	copy = *s;
+
+	copy.event = r->config->select.event;
+	return selection_add_baseline(r->sel, &copy);
+}
+
 static int
 run_folded(struct config *c, struct run *r)
 {
@@ -474,10 +496,9 @@ run_folded(struct config *c, struct run *r)
 	c->out.source = "folded stacks";
 	/* the baseline's stacks join the same trees: labelled as this host */
 	if (c->baseline && source_folded_read(c->baseline, host, c->frequency,
-					      selection_add_baseline, r->sel,
-					      r->err, sizeof(r->err)) < 0)
+					      add_folded_baseline, r, r->err, sizeof(r->err)) < 0)
 		return -1;
-	if (source_folded_read(c->input, host, c->frequency, selection_add, r->sel,
+	if (source_folded_read(c->input, host, c->frequency, add_folded, r,
 			       r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (selection_samples(r->sel) == 0) {
