@@ -20,9 +20,11 @@ put_layer(struct stack_path *p, size_t *at, const char *prefix, const char *name
 	return start;
 }
 
-/* buf = ["[h] host\0"] ["[p] process\0"] ["[t] thread\0"] "stack\0" */
+/* buf = ["[h] host\0"] ["[p] process\0"] ["[t] thread\0"] "stack\0", the
+ * layers on the path; *stack_at: where the stack starts in buf. */
 static int
-fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
+fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root,
+     size_t *stack_at)
 {
 	size_t	hlen = root == ROOT_FLEET ? strlen(s->host) : 0;
 	size_t	plen = root != ROOT_PROCESS ? strlen(s->process) : 0;
@@ -43,20 +45,20 @@ fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
 	if (s->thread)
 		p->v[p->n++] = put_layer(p, &at, "[t] ", s->thread, tlen);
 	memcpy(p->buf + at, s->stack, slen);
-	return (int)at;
+	*stack_at = at;
+	return 0;
 }
 
 int
 stack_path_split(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
 {
-	size_t		nframes = 5;
+	size_t		nframes = 5, stack_at;
 	const char	*c;
 	char		*f, *semi;
-	int		stack_at;
 
 	for (c = s->stack; *c; c++)
 		nframes += *c == ';';
-	if (array_reserve(&p->v, &p->cap, nframes) < 0 || (stack_at = fill(p, s, root)) < 0)
+	if (array_reserve(&p->v, &p->cap, nframes) < 0 || fill(p, s, root, &stack_at) < 0)
 		return -ENOMEM;
 	for (f = p->buf + stack_at; f != NULL; f = semi) {
 		if ((semi = strchr(f, ';')) != NULL)
