@@ -8,10 +8,8 @@
 #include "emit_heatmap.h"
 #include "svg_script.h"
 
-/* 'sha256-BASE64' of a script element's text: what the emitters write
- * between "<![CDATA[" and "]]>", a newline and the script. */
-static int
-script_hash(const char *script, char *out, size_t len)
+int
+emit_csp_script_hash(const char *script, char *out, size_t len)
 {
 	unsigned char	md[EVP_MAX_MD_SIZE], b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
 	unsigned int	mdlen = 0;
@@ -33,8 +31,8 @@ emit_svg_csp(char *buf, size_t len)
 {
 	char	flame[80], heat[80];
 
-	if (script_hash(svg_script, flame, sizeof(flame)) < 0 ||
-	    script_hash(heatmap_script, heat, sizeof(heat)) < 0)
+	if (emit_csp_script_hash(svg_script, flame, sizeof(flame)) < 0 ||
+	    emit_csp_script_hash(heatmap_script, heat, sizeof(heat)) < 0)
 		return -1;
 	return snprintf(buf, len, "default-src 'none'; script-src %s %s; "
 			"style-src 'unsafe-inline'; img-src data:", flame, heat) < (int)len ? 0 : -1;

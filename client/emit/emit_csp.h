@@ -18,4 +18,8 @@
  * hashing failed. */
 int emit_svg_csp(char *buf, size_t len);
 
+/* 'sha256-BASE64' (the CSP source) of a script element whose text is a
+ * newline and then script: what every page of ours writes.  0 or -1. */
+int emit_csp_script_hash(const char *script, char *out, size_t len);
+
 #endif /* EMIT_CSP_H */

@@ -11,8 +11,9 @@
 
 /*
  * Folded stacks ("frame;frame;... count" lines) from path, or stdin for
- * "-".  Lines "Total;[p] name;..." (pmflame's own host view) are taken
- * apart again, so pmflame reads back what it writes.  Microseconds are
+ * "-".  Lines "Total;[p] name;..." (pmflame's own host view) and
+ * "Total;[h] host;[p] name;..." (its fleet view: that host's samples) are
+ * taken apart again, so pmflame reads back what it writes.  Microseconds are
  * count * 10^6 / frequency.  host labels the samples.  The whole input is
  * checked: on a malformed line, -1 and "PATH:LINE: why" in err.
  */

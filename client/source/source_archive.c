@@ -273,8 +273,9 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (o->timezone && (sts = pmNewZone(o->timezone)) < 0) {
-		snprintf(err, errlen, "-Z %s: %s", o->timezone, pmErrStr(sts));
+	/* pmNewZone returns a handle: 0 only the first time in a process */
+	if (o->timezone && (i = pmNewZone(o->timezone)) < 0) {
+		snprintf(err, errlen, "-Z %s: %s", o->timezone, pmErrStr(i));
 		free(v);
 		return -1;
 	}

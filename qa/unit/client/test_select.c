@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "common/bounded_regex.h"
+#include "flame_input.h"
 #include "profile/select.h"
 #include "source/source.h"
 
@@ -21,7 +22,7 @@ paths(const struct flame_tree *t, char *out, size_t len)
 
 	out[0] = '\0';
 	for (i = 0; i < flame_tree_nnodes(t); i++) {
-		const struct flame_node	*n = flame_tree_node(t, i);
+		const struct flame_node	*n = tree_node(t, i);
 
 		if (n->depth >= 64)
 			continue;
@@ -81,8 +82,8 @@ test_default(void)
 		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
 		  "Total;[p] java;[t] main;run;work 4/40000\n"
 		  "Total;[p] nginx;[t] nginx;[k] read 4/40000\n");
-	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_samples, 10);
-	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_us, 100000);
+	CHECK_INT(tree_node(p[0].tree, 0)->total_samples, 10);
+	CHECK_INT(tree_node(p[0].tree, 0)->total_us, 100000);
 	CHECK_INT(function_type(flame_tree_function(p[0].tree, 0)->name, 1), 'H');
 	CHECK_STR(p[1].host, "h2");
 	CHECK_STR(p[1].name, "java");
@@ -99,12 +100,13 @@ test_process_and_total(void)
 	char			text[1024];
 	size_t			n = build(&o, &p);
 
-	CHECK_INT(n, 2);	/* h1 and h2, both as host views of java only */
+	CHECK_INT(n, 1);	/* h1 and h2: the fleet view of java only */
 	CHECK_STR(p[0].name, "Total");
 	paths(p[0].tree, text, sizeof(text));
 	CHECK_STR(text,
-		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
-		  "Total;[p] java;[t] main;run;work 4/40000\n");
+		  "Total;[h] h1;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[h] h1;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[h] h2;[p] java;[t] main;run 5/50000\n");
 	profiles_free(p, n);
 
 	/* the regex matches whole names: "jav" selects nothing */
@@ -239,6 +241,46 @@ test_typed_folded_roots(void)
 	unlink(path);
 }
 
+/* --total over two hosts: one fleet view, each host's view under [h]
+ * host, sums exact; --merge-hosts: one profile per process, hosts summed. */
+static void
+test_fleet(void)
+{
+	struct select_options	total = { .total = true, .event = "on-cpu" };
+	struct select_options	merged = { .merge_hosts = true, .process = "java",
+					    .event = "on-cpu" };
+	struct profile		*p;
+	char			text[1024];
+	size_t			n = build(&total, &p);
+
+	CHECK_INT(n, 1);
+	CHECK_STR(p[0].host, FLEET_HOST);
+	CHECK_STR(p[0].name, "Total");
+	CHECK_INT(p[0].samples, 15);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "Total;[h] h1;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[h] h1;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[h] h1;[p] nginx;[t] nginx;[k] read 4/40000\n"
+		  "Total;[h] h2;[p] java;[t] main;run 5/50000\n");
+	CHECK_INT(tree_node(p[0].tree, 0)->total_samples, 15);
+	CHECK_INT(tree_node(p[0].tree, 1)->total_samples, 10);	/* [h] h1 */
+	CHECK_INT(flame_tree_function(p[0].tree, tree_node(p[0].tree, 1)->function)->type, 'H');
+	profiles_free(p, n);
+
+	n = build(&merged, &p);
+	CHECK_INT(n, 1);
+	CHECK_STR(p[0].host, FLEET_HOST);
+	CHECK_STR(p[0].name, "java");
+	CHECK_INT(p[0].samples, 11);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "java;[t] gc;gcloop 2/20000\n"
+		  "java;[t] main;run 5/50000\n"
+		  "java;[t] main;run;work 4/40000\n");
+	profiles_free(p, n);
+}
+
 int
 main(void)
 {
@@ -248,5 +290,6 @@ main(void)
 	test_bad_regex();
 	test_bounded_regex();
 	test_typed_folded_roots();
+	test_fleet();
 	return unit_report("test_select");
 }
