@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include "emit_csp.h"
 #include "emit_heatmap.h"
+#include "site_script.h"
 #include "svg_script.h"
 
 int
@@ -29,11 +30,12 @@ emit_csp_script_hash(const char *script, char *out, size_t len)
 int
 emit_svg_csp(char *buf, size_t len)
 {
-	char	flame[80], heat[80];
+	char	flame[80], heat[80], site[80];
 
 	if (emit_csp_script_hash(svg_script, flame, sizeof(flame)) < 0 ||
-	    emit_csp_script_hash(heatmap_script, heat, sizeof(heat)) < 0)
+	    emit_csp_script_hash(heatmap_script, heat, sizeof(heat)) < 0 ||
+	    emit_csp_script_hash(site_filter_script, site, sizeof(site)) < 0)
 		return -1;
-	return snprintf(buf, len, "default-src 'none'; script-src %s %s; "
-			"style-src 'unsafe-inline'; img-src data:", flame, heat) < (int)len ? 0 : -1;
+	return snprintf(buf, len, "default-src 'none'; script-src %s %s %s; "
+			"style-src 'unsafe-inline'; img-src data:", flame, heat, site) < (int)len ? 0 : -1;
 }

@@ -1,6 +1,7 @@
 /*
- * emit_csp.h - the Content-Security-Policy our SVG flame graphs and heat
- * maps need: their own inline scripts (named by SHA-256, so an injected
+ * emit_csp.h - the Content-Security-Policy our SVG flame graphs, heat
+ * maps and the site's index need (one policy, so a web server can send it
+ * for the whole site): their own inline scripts (named by SHA-256, so an injected
  * one, inline or external, does not run), inline styles, data: images,
  * nothing else.
  *

@@ -6,7 +6,7 @@
  * Every string from a profile (host, process name) is escaped with
  * xml_escape; hrefs are built only from sink_safe_name output and fixed
  * suffixes, and escaped as well.  The page's one script is a constant
- * (filter_script): it filters rows by the host, profile and event chosen
+ * (site_filter_script): it filters rows by the host, profile and event chosen
  * in three <select>s, comparing the rows' data-* attributes with the
  * options' values, both written here as escaped attributes; it writes
  * nothing but the rows' hidden flags and a count.
@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 #include "common/membuf.h"
 #include "emit/emit_csp.h"
+#include "emit/site_script.h"
 #include "common/text.h"
 #include "site.h"
 #include "common/util.h"
@@ -238,33 +239,6 @@ html_row(struct membuf *m, const struct row *r)
 	membuf_puts(m, "</td></tr>\n");
 }
 
-/*
- * The filter: constant, no profile text.  Rows carry data-host,
- * data-profile and data-event; each <select> an option per distinct
- * value ("" = any).  Reads values, sets row.hidden and the count.
- */
-static const char filter_script[] =
-"(function () {\n"
-"\tvar keys = [\"host\", \"profile\", \"event\"];\n"
-"\tvar rows = document.querySelectorAll(\"#profiles tbody tr\");\n"
-"\tvar shown = document.getElementById(\"shown\");\n"
-"\tfunction apply() {\n"
-"\t\tvar n = 0;\n"
-"\t\tArray.prototype.forEach.call(rows, function (row) {\n"
-"\t\t\tvar ok = keys.every(function (k) {\n"
-"\t\t\t\tvar want = document.getElementById(\"filter-\" + k).value;\n"
-"\t\t\t\treturn want === \"\" || row.getAttribute(\"data-\" + k) === want;\n"
-"\t\t\t});\n"
-"\t\t\trow.hidden = !ok;\n"
-"\t\t\tn += ok ? 1 : 0;\n"
-"\t\t});\n"
-"\t\tshown.textContent = String(n);\n"
-"\t}\n"
-"\tkeys.forEach(function (k) {\n"
-"\t\tdocument.getElementById(\"filter-\" + k).addEventListener(\"change\", apply);\n"
-"\t});\n"
-"\tapply();\n"
-"})();\n";
 
 static int
 compare_strings(const void *a, const void *b)
@@ -307,7 +281,7 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 	size_t	i;
 	char	hash[80];
 
-	if (emit_csp_script_hash(filter_script, hash, sizeof(hash)) < 0) {
+	if (emit_csp_script_hash(site_filter_script, hash, sizeof(hash)) < 0) {
 		m->failed = 1;
 		return;
 	}
@@ -337,7 +311,7 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 	for (i = 0; i < n; i++)
 		html_row(m, &rows[i]);
 	membuf_puts(m, "</tbody>\n</table>\n<script>\n");
-	membuf_puts(m, filter_script);
+	membuf_puts(m, site_filter_script);
 	membuf_puts(m, "</script>\n</body>\n</html>\n");
 }
 
