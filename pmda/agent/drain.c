@@ -245,24 +245,27 @@ name_stacks(struct drain *d, struct drain_pass *pass)
 	pass->nraw = pass->rawcap = 0;
 }
 
-/* One merged stack: into the window and the event queue. */
+/* One merged stack: into the window, the event queue and the history. */
 static void
 publish_stack(void *arg, const struct interval_stack *st)
 {
 	struct drain_pass	*pass = arg;
 	struct agent		*a = pass->agent;
+	struct profile		*p = &a->profiles[PROFILE_ONCPU];
 	struct stack_event	ev;
 
-	window_add(a->window, st->pid, st->process, st->thread, st->frames, st->count);
+	window_add(p->window, st->pid, st->process, st->thread, st->frames, st->count);
 	ev.stack = st->frames;
 	ev.count = st->count;
-	ev.value_us = st->count * 1000000u / a->interval_frequency_hz;
+	ev.value_us = p->def->value(st->count, a->interval_frequency_hz);
 	ev.pid = st->pid;
 	ev.tid = st->tid;
 	ev.comm = st->thread;
 	ev.process = st->process;
-	if (events_append(a->oncpu_events, &ev, &pass->when) == 0)
+	if (events_append(p->events, &ev, &pass->when) == 0)
 		a->stats.records++;
+	history_add(p->history, ev.pid, ev.tid, ev.comm, ev.process, ev.stack,
+		    ev.count, ev.value_us);
 }
 
 /* What the drain measures about itself. */
@@ -286,6 +289,7 @@ drain_run(struct drain *d)
 {
 	struct agent		*a = d->agent;
 	struct drain_pass	pass = { .agent = a, .merged = d->merged };
+	struct profile		*oncpu = &a->profiles[PROFILE_ONCPU];
 	struct timespec		now;
 	uint64_t		t0 = mono_ns();
 	int			sts;
@@ -306,10 +310,12 @@ drain_run(struct drain *d)
 	}
 	name_stacks(d, &pass);
 	free(pass.frames);
+	history_begin(oncpu->history, &pass.when, a->interval_frequency_hz);
 	interval_flush(d->merged, publish_stack, &pass);
 	symbolizer_collect(a->symbolizer);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	window_publish(a->window, now.tv_sec);
+	history_end(oncpu->history, now.tv_sec);
+	window_publish(oncpu->window, now.tv_sec);
 	/* regex matches are re-resolved so new processes join next interval */
 	agent_refresh_filter(a);
 	a->interval_frequency_hz = a->config.frequency_hz;

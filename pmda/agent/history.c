@@ -1,0 +1,214 @@
+/*
+ * history.c - per-client, coalesced stack history (see history.h).
+ *
+ * Batches (one per drain) are queued with sequence numbers, as the event
+ * queue's records are; each client keeps the next number it has to see.
+ * The queue always keeps the newest batch, which a client's first fetch
+ * gets, so `pminfo -f` shows the last drain.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "history.h"
+#include "history_priv.h"
+
+struct history *
+history_new(history_value_fn value, size_t maxmem)
+{
+	struct history	*h = calloc(1, sizeof(*h));
+
+	if (h == NULL)
+		return NULL;
+	if (hist_dict_init(&h->threads) < 0 || hist_dict_init(&h->stacks) < 0) {
+		history_free(h);
+		return NULL;
+	}
+	h->value = value;
+	h->max_bytes = maxmem;
+	h->next_seq = 1;
+	return h;
+}
+
+static size_t
+batch_bytes(const struct hist_batch *b)
+{
+	return sizeof(*b) + b->cap * sizeof(struct hist_item);
+}
+
+static void
+batch_free(struct hist_batch *b)
+{
+	size_t	i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->n; i++) {
+		b->items[i].thread->refs--;
+		b->items[i].stack->refs--;
+	}
+	free(b->items);
+	free(b);
+}
+
+void
+history_free(struct history *h)
+{
+	if (h == NULL)
+		return;
+	while (h->head) {
+		struct hist_batch	*b = h->head;
+
+		h->head = b->next;
+		batch_free(b);
+	}
+	batch_free(h->building);
+	hist_dict_free(&h->threads);
+	hist_dict_free(&h->stacks);
+	free(h->clients);
+	free(h->merged);
+	free(h->text.p);
+	free(h);
+}
+
+void
+history_begin(struct history *h, const struct timeval *when, unsigned hz)
+{
+	batch_free(h->building);
+	if ((h->building = calloc(1, sizeof(*h->building))) != NULL) {
+		h->building->when = *when;
+		h->building->hz = hz;
+	}
+}
+
+/* Copy s into dst (size n), control characters as '?': the text format
+ * splits on tabs and newlines, and names reach us from any process. */
+static void
+copy_clean(char *dst, size_t n, const char *s)
+{
+	size_t	i;
+
+	for (i = 0; i + 1 < n && s[i]; i++)
+		dst[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	dst[i] = '\0';
+}
+
+static bool
+is_clean(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static int
+batch_push(struct hist_batch *b, struct hist_entry *t, struct hist_entry *s,
+	   uint64_t count, uint64_t value)
+{
+	if (b->n == b->cap) {
+		size_t			cap = b->cap ? b->cap * 2 : 64;
+		struct hist_item	*v = realloc(b->items, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		b->items = v;
+		b->cap = cap;
+	}
+	b->items[b->n++] = (struct hist_item){ t, s, count, value };
+	t->refs++;
+	s->refs++;
+	return 0;
+}
+
+int
+history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
+	    const char *process, const char *stack, uint64_t count, uint64_t value_us)
+{
+	char			c[32], p[32];
+	struct hist_entry	*t, *s;
+	char			*dirty = NULL;
+
+	copy_clean(c, sizeof(c), comm);
+	copy_clean(p, sizeof(p), process);
+	snprintf(h->key, sizeof(h->key), "%d %d %s\t%s", (int)pid, (int)tid, c, p);
+	if (h->building == NULL || (t = hist_dict_get(&h->threads, h->key, h->now)) == NULL)
+		goto lost;
+	if (!is_clean(stack)) {
+		if ((dirty = malloc(strlen(stack) + 1)) == NULL)
+			goto lost;
+		copy_clean(dirty, strlen(stack) + 1, stack);
+	}
+	s = hist_dict_get(&h->stacks, dirty ? dirty : stack, h->now);
+	free(dirty);
+	if (s == NULL || batch_push(h->building, t, s, count, value_us) < 0)
+		goto lost;
+	return 0;
+lost:
+	h->st.lost++;
+	return -ENOMEM;
+}
+
+/* The oldest batch some active client still has to see. */
+static uint64_t
+oldest_needed(const struct history *h)
+{
+	uint64_t	oldest = h->next_seq;
+	int		i;
+
+	for (i = 0; i < h->nclients; i++)
+		if (h->clients[i].active && h->clients[i].next_seq < oldest)
+			oldest = h->clients[i].next_seq;
+	return oldest;
+}
+
+static void
+drop_head(struct history *h)
+{
+	struct hist_batch	*b = h->head;
+
+	h->head = b->next;
+	if (h->head == NULL)
+		h->tail = NULL;
+	h->queued_bytes -= batch_bytes(b);
+	batch_free(b);
+}
+
+/* Free what every client has seen (the newest stays for new clients), then
+ * the oldest beyond the memory bound. */
+void
+hist_trim(struct history *h)
+{
+	uint64_t	oldest = oldest_needed(h);
+
+	while (h->head && h->head != h->tail && h->head->seq < oldest)
+		drop_head(h);
+	while (h->head && h->head != h->tail && h->queued_bytes > h->max_bytes) {
+		h->st.dropped++;
+		drop_head(h);
+	}
+}
+
+void
+history_end(struct history *h, time_t now)
+{
+	struct hist_batch	*b = h->building;
+
+	h->building = NULL;
+	if (b != NULL) {
+		b->seq = h->next_seq++;
+		if (h->tail)
+			h->tail->next = b;
+		else
+			h->head = b;
+		h->tail = b;
+		h->queued_bytes += batch_bytes(b);
+		h->st.batches++;
+	}
+	hist_trim(h);
+	hist_dict_forget(&h->threads, now);
+	hist_dict_forget(&h->stacks, now);
+	h->now = now;
+}

@@ -1,0 +1,73 @@
+/*
+ * history.h - the stack history of one profile (stackprof.oncpu.history):
+ * what each client has not seen yet, coalesced to its own fetches.
+ *
+ * Each drain appends one batch of (thread, stack, count, µs) items.  At a
+ * fetch, a client gets one string: the batches drained since its last
+ * fetch summed per (thread, stack), with the definitions of the threads
+ * and stacks that client has not been told yet.  Threads and stacks are
+ * numbered once, in two dictionaries shared by every client; a client
+ * (pmlogger) is told each definition the first time it meets its id, so an
+ * archive holds each stack's text once, and every second only ids and
+ * counts.  The text format is in docs/design.md ("Data crossing pmcd");
+ * for example:
+ *
+ *   drains 1 1733011201.304309 hz 99
+ *   t 3 4711 4712 python3	python3
+ *   s 17 [l] __libc_start_call_main;main;demo_heavy
+ *   3 17 18:4 19:2:20203
+ *
+ * (thread 3 ran stack 17 once, 18 four times, 19 twice; a count's µs are
+ * written only where they differ from the profile's rule, here count *
+ * 10^6 / hz.)
+ */
+#ifndef HISTORY_H
+#define HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct history;
+
+/* µs of count for a profile at a sampling rate (the profile table's rule). */
+typedef uint64_t (*history_value_fn)(uint64_t count, unsigned hz);
+
+/* maxmem bounds the batches kept for clients that have not fetched them;
+ * NULL when out of memory. */
+struct history *history_new(history_value_fn value, size_t maxmem);
+void history_free(struct history *h);
+
+/*
+ * One drain: begin, add each merged stack, end.  Names must already be
+ * sanitized (no control characters); any that slip through are written as
+ * '?', so the text always parses.  history_add: 0 or -ENOMEM (the stack
+ * is then missing from this drain's batch, counted in the stats).
+ */
+void history_begin(struct history *h, const struct timeval *when, unsigned hz);
+int history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
+		const char *process, const char *stack, uint64_t count, uint64_t value_us);
+/* now: CLOCK_MONOTONIC seconds, for forgetting ids unused for long */
+void history_end(struct history *h, time_t now);
+
+/*
+ * The text for client context: what it has not seen yet (on its first
+ * fetch, the last drain).  *text stays valid until the next call; 0 with
+ * *text NULL when there is nothing new; -ENOMEM.
+ */
+int history_fetch(struct history *h, int context, const char **text, size_t *len);
+void history_client_end(struct history *h, int context);
+
+struct history_stats {
+	uint64_t	batches;	/* drains appended */
+	uint64_t	dropped;	/* batches freed before some client fetched them */
+	uint64_t	lost;		/* stacks left out for want of memory */
+	uint64_t	threads, stacks;	/* ids in the dictionaries now */
+	uint64_t	queued_bytes;	/* batches kept for clients */
+	uint64_t	text_bytes;	/* history text handed to clients */
+};
+void history_get_stats(const struct history *h, struct history_stats *st);
+
+#endif /* HISTORY_H */
