@@ -3,6 +3,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fetch.h"
 
@@ -28,6 +29,33 @@ lookup_heat(struct fetch_set *f, const char *where, bool archive, char *err, siz
 	return 0;
 }
 
+/* The archive logged the history: read it instead of records. */
+static int
+lookup_history(struct fetch_set *f, const struct event_metrics *m, char *err, size_t errlen)
+{
+	const char	*name = m->history;
+	pmDesc		d;
+
+	if (pmLookupName(1, &name, &f->history) < 0 || pmLookupDesc(f->history, &d) < 0 ||
+	    d.type != PM_TYPE_STRING) {
+		f->history = PM_ID_NULL;
+		return 0;
+	}
+	if ((f->hist = history_reader_new(m->event, m->value)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	f->have_stacks = true;
+	return 0;
+}
+
+void
+fetch_free(struct fetch_set *f)
+{
+	history_reader_free(f->hist);
+	f->hist = NULL;
+}
+
 int
 fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 	     const struct source_consumer *c, const char *where, bool archive,
@@ -36,11 +64,14 @@ fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 	char	e2[512];
 
 	memset(f, 0, sizeof(*f));
-	f->heat = f->interval = PM_ID_NULL;
+	f->heat = f->interval = f->history = PM_ID_NULL;
 	f->drain = 1.0;
 	if (c->counters != NULL && lookup_heat(f, where, archive, err, errlen) < 0)
 		return -1;
-	f->have_stacks = record_ids_lookup(m, where, archive ? "did pmlogger log it?" :
+	if (archive && lookup_history(f, m, err, errlen) < 0)
+		return -1;
+	if (f->hist == NULL)
+		f->have_stacks = record_ids_lookup(m, where, archive ? "did pmlogger log it?" :
 					   "is the stackprof PMDA installed?", &f->ids,
 					   e2, sizeof(e2)) == 0;
 	if (!f->have_stacks && !c->stacks_optional) {
@@ -55,7 +86,9 @@ fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 		f->pmids[f->npmids++] = f->interval;
 	if (f->heat != PM_ID_NULL)
 		f->pmids[f->npmids++] = f->heat;
-	if (f->have_stacks)
+	if (f->hist != NULL)
+		f->pmids[f->npmids++] = f->history;
+	else if (f->have_stacks)
 		f->pmids[f->npmids++] = f->ids.stacks;
 	return 0;
 }
@@ -128,6 +161,25 @@ dispatch(void *arg, const struct stack_sample *s)
 	return sts;
 }
 
+/* One value of the history; a string libpcp cannot extract is skipped
+ * and counted (archives are untrusted), like a malformed line in it. */
+static int
+deliver_history(struct fetch_set *f, const pmValueSet *vs, const char *host,
+		const struct fetch_range *r, struct dispatch *d, struct fetch_counts *n)
+{
+	pmAtomValue	atom;
+	int		sts;
+
+	if (pmExtractValue(vs->valfmt, &vs->vlist[0], PM_TYPE_STRING, &atom, PM_TYPE_STRING) < 0) {
+		n->records.malformed++;
+		return 0;
+	}
+	sts = history_deliver(f->hist, atom.cp, host, r->near_from, r->near_to, dispatch, d,
+			      &n->records);
+	free(atom.cp);
+	return sts;
+}
+
 int
 fetch_deliver(struct fetch_set *f, const pmResult *rp, const char *host,
 	      const struct fetch_range *r, bool restart,
@@ -149,6 +201,8 @@ fetch_deliver(struct fetch_set *f, const pmResult *rp, const char *host,
 				f->drain = atom.ul / 1000.0;
 		} else if (vs->pmid == f->heat)
 			sts = deliver_heat(f, vs, host, t, restart, c, n);
+		else if (f->hist != NULL && vs->pmid == f->history)
+			sts = deliver_history(f, vs, host, r, &d, n);
 		else if (f->have_stacks && vs->pmid == f->ids.stacks) {
 			sts = records_deliver(vs, &f->ids, host, r->near_from, r->near_to,
 					      dispatch, &d, &n->records);

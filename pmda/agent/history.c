@@ -3,8 +3,8 @@
  *
  * Batches (one per drain) are queued with sequence numbers, as the event
  * queue's records are; each client keeps the next number it has to see.
- * The queue always keeps the newest batch, which a client's first fetch
- * gets, so `pminfo -f` shows the last drain.
+ * A client's first fetch starts its cursor and gets nothing, as with the
+ * records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -176,16 +176,15 @@ drop_head(struct history *h)
 	batch_free(b);
 }
 
-/* Free what every client has seen (the newest stays for new clients), then
- * the oldest beyond the memory bound. */
+/* Free what every client has seen, then the oldest beyond the memory bound. */
 void
 hist_trim(struct history *h)
 {
 	uint64_t	oldest = oldest_needed(h);
 
-	while (h->head && h->head != h->tail && h->head->seq < oldest)
+	while (h->head && h->head->seq < oldest)
 		drop_head(h);
-	while (h->head && h->head != h->tail && h->queued_bytes > h->max_bytes) {
+	while (h->head && h->queued_bytes > h->max_bytes) {
 		h->st.dropped++;
 		drop_head(h);
 	}

@@ -53,8 +53,8 @@ int history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
 void history_end(struct history *h, time_t now);
 
 /*
- * The text for client context: what it has not seen yet (on its first
- * fetch, the last drain).  *text stays valid until the next call; 0 with
+ * The text for client context: what it has not seen since its last fetch
+ * (its first fetch starts it and gets nothing).  *text stays valid until the next call; 0 with
  * *text NULL when there is nothing new; -ENOMEM.
  */
 int history_fetch(struct history *h, int context, const char **text, size_t *len);

@@ -67,8 +67,10 @@ client_of(struct history *h, int context)
 	return &h->clients[context];
 }
 
-/* A new reader starts at the newest batch, with a slot for definitions
- * when one is free (without, it is told every definition each time). */
+/* A new reader starts after the newest batch, as the event queue's do: a
+ * pmlogger restarted by pmlogger_daily must not log again the drain its
+ * predecessor logged last.  It gets a slot for definitions when one is
+ * free (without, it is told every definition each time). */
 static void
 client_start(struct history *h, struct hist_client *c)
 {
@@ -76,7 +78,7 @@ client_start(struct history *h, struct hist_client *c)
 
 	c->active = true;
 	c->slot = -1;
-	c->next_seq = h->tail ? h->tail->seq : h->next_seq;
+	c->next_seq = h->next_seq;
 	for (i = 0; i < HISTORY_SLOTS; i++)
 		if (!(h->slots & (UINT64_C(1) << i))) {
 			h->slots |= UINT64_C(1) << i;
