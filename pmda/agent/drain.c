@@ -310,11 +310,11 @@ drain_run(struct drain *d)
 	}
 	name_stacks(d, &pass);
 	free(pass.frames);
-	history_begin(oncpu->history, &pass.when, a->interval_frequency_hz);
-	interval_flush(d->merged, publish_stack, &pass);
-	symbolizer_collect(a->symbolizer);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	history_end(oncpu->history, now.tv_sec);
+	history_begin(oncpu->history, &pass.when, a->interval_frequency_hz, now.tv_sec);
+	interval_flush(d->merged, publish_stack, &pass);
+	history_end(oncpu->history);
+	symbolizer_collect(a->symbolizer);
 	window_publish(oncpu->window, now.tv_sec);
 	/* regex matches are re-resolved so new processes join next interval */
 	agent_refresh_filter(a);

@@ -74,8 +74,9 @@ history_free(struct history *h)
 }
 
 void
-history_begin(struct history *h, const struct timeval *when, unsigned hz)
+history_begin(struct history *h, const struct timeval *when, unsigned hz, time_t now)
 {
+	h->now = now;
 	batch_free(h->building);
 	if ((h->building = calloc(1, sizeof(*h->building))) != NULL) {
 		h->building->when = *when;
@@ -191,7 +192,7 @@ hist_trim(struct history *h)
 }
 
 void
-history_end(struct history *h, time_t now)
+history_end(struct history *h)
 {
 	struct hist_batch	*b = h->building;
 
@@ -207,7 +208,6 @@ history_end(struct history *h, time_t now)
 		h->st.batches++;
 	}
 	hist_trim(h);
-	hist_dict_forget(&h->threads, now);
-	hist_dict_forget(&h->stacks, now);
-	h->now = now;
+	hist_dict_forget(&h->threads, h->now);
+	hist_dict_forget(&h->stacks, h->now);
 }

@@ -41,16 +41,17 @@ struct history *history_new(history_value_fn value, size_t maxmem);
 void history_free(struct history *h);
 
 /*
- * One drain: begin, add each merged stack, end.  Names must already be
+ * One drain: begin, add each merged stack, end.  when stamps the drain;
+ * now (CLOCK_MONOTONIC seconds) dates the ids it uses, for forgetting
+ * those unused for long.  Names must already be
  * sanitized (no control characters); any that slip through are written as
  * '?', so the text always parses.  history_add: 0 or -ENOMEM (the stack
  * is then missing from this drain's batch, counted in the stats).
  */
-void history_begin(struct history *h, const struct timeval *when, unsigned hz);
+void history_begin(struct history *h, const struct timeval *when, unsigned hz, time_t now);
 int history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
 		const char *process, const char *stack, uint64_t count, uint64_t value_us);
-/* now: CLOCK_MONOTONIC seconds, for forgetting ids unused for long */
-void history_end(struct history *h, time_t now);
+void history_end(struct history *h);
 
 /*
  * The text for client context: what it has not seen since its last fetch

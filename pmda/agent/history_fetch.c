@@ -157,16 +157,18 @@ collect(struct history *h, struct hist_client *c, const struct hist_batch **last
 	return (ssize_t)(i + 1);
 }
 
-/* "t ID KEY" / "s ID KEY" for an entry this client has not been told. */
+/* "t ID KEY" / "s ID KEY" for an entry this client has not been told,
+ * once per text (a client without a slot is told in every text). */
 static void
-define(struct text *t, char kind, struct hist_entry *e, int slot)
+define(struct history *h, char kind, struct hist_entry *e, int slot)
 {
 	uint64_t	bit = slot >= 0 ? UINT64_C(1) << slot : 0;
 
-	if (bit && (e->told & bit))
+	if ((bit && (e->told & bit)) || e->written == h->serial)
 		return;
-	text_printf(t, "%c %" PRIu64 " %s\n", kind, e->id, e->key);
+	text_printf(&h->text, "%c %" PRIu64 " %s\n", kind, e->id, e->key);
 	e->told |= bit;
+	e->written = h->serial;
 }
 
 /* What the text says of the batches it sums. */
@@ -185,15 +187,16 @@ write_text(struct history *h, const struct hist_client *c, size_t n, const struc
 
 	t->len = 0;
 	t->failed = false;
+	h->serial++;
 	text_printf(t, "drains %u %ld.%06ld hz %u", sp->nbatches, (long)sp->last.tv_sec,
 		    (long)sp->last.tv_usec, sp->hz);
 	if (sp->missed)
 		text_printf(t, " missed %" PRIu64, sp->missed);
 	text_printf(t, "\n");
 	for (i = 0; i < n; i++)
-		define(t, 't', h->merged[i].thread, c->slot);
+		define(h, 't', h->merged[i].thread, c->slot);
 	for (i = 0; i < n; i++)
-		define(t, 's', h->merged[i].stack, c->slot);
+		define(h, 's', h->merged[i].stack, c->slot);
 	for (i = 0; i < n; i++) {
 		const struct hist_item	*it = &h->merged[i];
 		bool			value = it->value != h->value(it->count, sp->hz);
@@ -214,6 +217,7 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 	struct hist_client	*c = client_of(h, context);
 	const struct hist_batch	*last;
 	struct span		sp = { 0 };
+	uint64_t		first;
 	ssize_t			n;
 
 	*text = NULL;
@@ -222,14 +226,13 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 		return -ENOMEM;
 	if (!c->active)
 		client_start(h, c);
-	if (h->head && c->next_seq < h->head->seq) {
-		sp.missed = h->head->seq - c->next_seq;	/* dropped by the bound */
-		c->next_seq = h->head->seq;
+	first = h->head ? h->head->seq : h->next_seq;
+	if (c->next_seq < first) {
+		sp.missed = first - c->next_seq;	/* dropped by the bound */
+		c->next_seq = first;
 	}
 	if ((n = collect(h, c, &last, &sp.nbatches)) < 0)
 		return (int)n;
-	if (last == NULL)
-		last = h->tail;
 	if (last != NULL) {
 		sp.last = last->when;
 		sp.hz = last->hz;

@@ -28,6 +28,7 @@ struct hist_entry {
 	struct hist_entry *newer, *older;	/* use order, newest at the head */
 	uint64_t	id;
 	uint64_t	told;			/* bit per client slot */
+	uint64_t	written;		/* serial of the last text defining it */
 	uint32_t	hash;
 	unsigned	refs;			/* batch items holding it */
 	time_t		used;			/* last drain that added it */
@@ -94,6 +95,7 @@ struct history {
 	struct hist_client *clients;
 	int		nclients;
 	uint64_t	slots;		/* bit per client slot in use */
+	uint64_t	serial;		/* texts written */
 	struct hist_item *merged;
 	size_t		mergecap;
 	struct text	text;
