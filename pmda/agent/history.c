@@ -67,7 +67,7 @@ history_free(struct history *h)
 	batch_free(h->building);
 	hist_dict_free(&h->threads);
 	hist_dict_free(&h->stacks);
-	free(h->clients);
+	cursors_free(&h->clients);
 	free(h->merged);
 	free(h->text.p);
 	free(h);
@@ -152,19 +152,6 @@ lost:
 	return -ENOMEM;
 }
 
-/* The oldest batch some active client still has to see. */
-static uint64_t
-oldest_needed(const struct history *h)
-{
-	uint64_t	oldest = h->next_seq;
-	int		i;
-
-	for (i = 0; i < h->nclients; i++)
-		if (h->clients[i].active && h->clients[i].next_seq < oldest)
-			oldest = h->clients[i].next_seq;
-	return oldest;
-}
-
 static void
 drop_head(struct history *h)
 {
@@ -181,7 +168,7 @@ drop_head(struct history *h)
 void
 hist_trim(struct history *h)
 {
-	uint64_t	oldest = oldest_needed(h);
+	uint64_t	oldest = cursors_oldest(&h->clients, h->next_seq);
 
 	while (h->head && h->head->seq < oldest)
 		drop_head(h);

@@ -49,30 +49,12 @@ text_printf(struct text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
-static struct hist_client *
-client_of(struct history *h, int context)
-{
-	if (context < 0)
-		return NULL;
-	if (context >= h->nclients) {
-		int			n = context + 16;
-		struct hist_client	*v = realloc(h->clients, n * sizeof(*v));
-
-		if (v == NULL)
-			return NULL;
-		memset(v + h->nclients, 0, (n - h->nclients) * sizeof(*v));
-		h->clients = v;
-		h->nclients = n;
-	}
-	return &h->clients[context];
-}
-
 /* A new reader starts after the newest batch, as the event queue's do: a
  * pmlogger restarted by pmlogger_daily must not log again the drain its
  * predecessor logged last.  It gets a slot for definitions when one is
  * free (without, it is told every definition each time). */
 static void
-client_start(struct history *h, struct hist_client *c)
+client_start(struct history *h, struct cursor *c)
 {
 	int	i;
 
@@ -90,8 +72,7 @@ client_start(struct history *h, struct hist_client *c)
 void
 history_client_end(struct history *h, int context)
 {
-	struct hist_client	*c = context >= 0 && context < h->nclients ?
-				     &h->clients[context] : NULL;
+	struct cursor	*c = cursors_get(&h->clients, context, false);
 
 	if (c == NULL || !c->active)
 		return;
@@ -117,7 +98,7 @@ by_ids(const void *x, const void *y)
 /* The items of c's unseen batches into h->merged, sorted and summed; the
  * newest batch taken in *last.  Returns the number of merged items. */
 static ssize_t
-collect(struct history *h, struct hist_client *c, const struct hist_batch **last,
+collect(struct history *h, const struct cursor *c, const struct hist_batch **last,
 	unsigned *nbatches)
 {
 	const struct hist_batch	*b;
@@ -180,7 +161,7 @@ struct span {
 };
 
 static void
-write_text(struct history *h, const struct hist_client *c, size_t n, const struct span *sp)
+write_text(struct history *h, const struct cursor *c, size_t n, const struct span *sp)
 {
 	struct text	*t = &h->text;
 	size_t		i;
@@ -214,7 +195,7 @@ write_text(struct history *h, const struct hist_client *c, size_t n, const struc
 int
 history_fetch(struct history *h, int context, const char **text, size_t *len)
 {
-	struct hist_client	*c = client_of(h, context);
+	struct cursor		*c = cursors_get(&h->clients, context, true);
 	const struct hist_batch	*last;
 	struct span		sp = { 0 };
 	uint64_t		first;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <sys/time.h>
 #include <time.h>
+#include "cursors.h"
 #include "history.h"
 
 #define HISTORY_FORGET_S	600
@@ -73,12 +74,6 @@ struct hist_batch {
 	struct hist_item *items;
 };
 
-struct hist_client {
-	bool		active;
-	int		slot;		/* bit in hist_entry.told, or -1 */
-	uint64_t	next_seq;
-};
-
 struct text {
 	char	*p;
 	size_t	len, cap;
@@ -92,8 +87,7 @@ struct history {
 	struct hist_batch *head, *tail, *building;
 	uint64_t	next_seq;
 	time_t		now;
-	struct hist_client *clients;
-	int		nclients;
+	struct cursors	clients;	/* slot: bit in hist_entry.told, or -1 */
 	uint64_t	slots;		/* bit per client slot in use */
 	uint64_t	serial;		/* texts written */
 	struct hist_item *merged;
