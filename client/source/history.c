@@ -27,9 +27,12 @@ struct hist_ids {
 struct history_reader {
 	const char	*event;
 	history_value_fn value;
-	struct hist_ids	tids, sids;
+	struct hist_ids	tids, fids, sids;
 	struct hist_thread *threads;
-	char		**stacks;
+	char		**frames;	/* names */
+	char		**stacks;	/* folded: frame names joined by ';' */
+	char		*fold;		/* a stack being resolved */
+	size_t		foldcap;
 };
 
 struct history_reader *
@@ -41,7 +44,8 @@ history_reader_new(const char *event, history_value_fn value)
 		return NULL;
 	r->event = event;
 	r->value = value;
-	if (hash_table_init(&r->tids.ids, 64) < 0 || hash_table_init(&r->sids.ids, 256) < 0) {
+	if (hash_table_init(&r->tids.ids, 64) < 0 || hash_table_init(&r->fids.ids, 256) < 0 ||
+	    hash_table_init(&r->sids.ids, 256) < 0) {
 		history_reader_free(r);
 		return NULL;
 	}
@@ -57,11 +61,16 @@ history_reader_free(struct history_reader *r)
 		return;
 	for (i = 0; i < r->tids.n; i++)
 		free(r->threads[i].comm);
+	for (i = 0; i < r->fids.n; i++)
+		free(r->frames[i]);
 	for (i = 0; i < r->sids.n; i++)
 		free(r->stacks[i]);
 	free(r->threads);
+	free(r->frames);
 	free(r->stacks);
+	free(r->fold);
 	hash_table_free(&r->tids.ids);
+	hash_table_free(&r->fids.ids);
 	hash_table_free(&r->sids.ids);
 	free(r);
 }
@@ -160,28 +169,75 @@ define_thread(struct history_reader *r, const char *p, const char *end)
 	return 0;
 }
 
-/* "s ID FRAMES" (after "s "). */
+/* Keep text (owned) as definition id in k's array *v. */
 static int
-define_stack(struct history_reader *r, const char *p, const char *end)
+define_text(struct hist_ids *k, char ***v, uint64_t id, char *text)
 {
-	uint64_t	id;
-	char		*frames;
-	long		i;
-	bool		grown;
+	long	i;
+	bool	grown;
 
-	if (!parse_u64(&p, &id) || !skip_char(&p, ' ') || p == end)
-		return 1;
-	if ((frames = strndup(p, (size_t)(end - p))) == NULL)
-		return -ENOMEM;
-	if ((i = slot_for(&r->sids, id, &grown)) < 0 ||
-	    (grown && array_reserve(&r->stacks, &r->sids.cap, r->sids.n) < 0)) {
-		free(frames);
+	if ((i = slot_for(k, id, &grown)) < 0 || (grown && array_reserve(v, &k->cap, k->n) < 0)) {
+		free(text);
 		return -ENOMEM;
 	}
 	if (!grown)
-		free(r->stacks[i]);
-	r->stacks[i] = frames;
+		free((*v)[i]);
+	(*v)[i] = text;
 	return 0;
+}
+
+/* "f ID NAME" (after "f "); a name may be empty. */
+static int
+define_frame(struct history_reader *r, const char *p, const char *end)
+{
+	uint64_t	id;
+	char		*name;
+
+	if (!parse_u64(&p, &id) || !skip_char(&p, ' '))
+		return 1;
+	if ((name = strndup(p, (size_t)(end - p))) == NULL)
+		return -ENOMEM;
+	return define_text(&r->fids, &r->frames, id, name);
+}
+
+/* Append frame name f (and a ';' before it unless first) to r->fold. */
+static int
+fold_frame(struct history_reader *r, size_t *len, const char *f)
+{
+	size_t	n = strlen(f);
+
+	if (array_reserve(&r->fold, &r->foldcap, *len + n + 2) < 0)
+		return -ENOMEM;
+	if (*len > 0)
+		r->fold[(*len)++] = ';';
+	memcpy(r->fold + *len, f, n + 1);
+	*len += n;
+	return 0;
+}
+
+/* "s ID F,F,..." (after "s "): frame ids, root first, resolved now. */
+static int
+define_stack(struct history_reader *r, const char *p, const char *end)
+{
+	uint64_t	id, fid;
+	size_t		len = 0;
+	long		fi;
+	char		*folded;
+	int		sts;
+
+	if (!parse_u64(&p, &id) || !skip_char(&p, ' '))
+		return 1;
+	do {
+		if (!parse_u64(&p, &fid) || (fi = find_id(&r->fids, fid)) < 0)
+			return 1;
+		if ((sts = fold_frame(r, &len, r->frames[fi])) < 0)
+			return sts;
+	} while (p < end && skip_char(&p, ','));
+	if (p != end)
+		return 1;
+	if ((folded = strdup(r->fold)) == NULL)
+		return -ENOMEM;
+	return define_text(&r->sids, &r->stacks, id, folded);
 }
 
 /* What the header says, and where samples go. */
@@ -277,6 +333,8 @@ history_line(struct value_ctx *v, const char *p, const char *end)
 
 	if (end - p >= 2 && p[0] == 't' && p[1] == ' ')
 		sts = define_thread(v->r, p + 2, end);
+	else if (end - p >= 2 && p[0] == 'f' && p[1] == ' ')
+		sts = define_frame(v->r, p + 2, end);
 	else if (end - p >= 2 && p[0] == 's' && p[1] == ' ')
 		sts = define_stack(v->r, p + 2, end);
 	else if (p < end && *p >= '0' && *p <= '9')

@@ -2,9 +2,10 @@
  * history.h - decode stackprof.<event>.history values (docs/design.md,
  * "Data crossing pmcd") into stack_samples.
  *
- * A value defines thread and stack ids the reader has not been told yet
- * and gives counts per (thread, stack) for the drains since the previous
- * value, stamped with the newest drain's time.  The reader keeps the
+ * A value defines thread, frame and stack ids the reader has not been told
+ * yet (a stack by its frames' ids) and gives counts per (thread, stack)
+ * for the drains since the previous value, stamped with the newest
+ * drain's time.  The reader keeps the
  * definitions for the values after it: an archive must be read from its
  * start (definitions come once), and a redefined id (a restarted PMDA
  * numbers anew) replaces the old meaning.

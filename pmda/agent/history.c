@@ -22,7 +22,8 @@ history_new(history_value_fn value, size_t maxmem)
 
 	if (h == NULL)
 		return NULL;
-	if (hist_dict_init(&h->threads) < 0 || hist_dict_init(&h->stacks) < 0) {
+	if (hist_dict_init(&h->threads) < 0 || hist_dict_init(&h->frames) < 0 ||
+	    hist_dict_init(&h->stacks) < 0) {
 		history_free(h);
 		return NULL;
 	}
@@ -67,6 +68,10 @@ history_free(struct history *h)
 	batch_free(h->building);
 	hist_dict_free(&h->threads);
 	hist_dict_free(&h->stacks);
+	hist_dict_free(&h->frames);
+	free(h->skey);
+	free(h->frame);
+	free(h->parts);
 	cursors_free(&h->clients);
 	free(h->merged);
 	free(h->text.p);
@@ -96,13 +101,96 @@ copy_clean(char *dst, size_t n, const char *s)
 	dst[i] = '\0';
 }
 
-static bool
-is_clean(const char *s)
+/* Make *buf (capacity *cap) hold need bytes. */
+static int
+reserve(char **buf, size_t *cap, size_t need)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
+	size_t	n = *cap ? *cap : 256;
+	char	*b;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if ((b = realloc(*buf, n)) == NULL)
+		return -ENOMEM;
+	*buf = b;
+	*cap = n;
+	return 0;
+}
+
+/* Room for n + 1 frames in h->parts. */
+static int
+parts_room(struct history *h, size_t n)
+{
+	size_t			cap = h->partscap ? h->partscap : 64;
+	struct hist_entry	**v;
+
+	if (n < h->partscap)
+		return 0;
+	while (cap <= n)
+		cap *= 2;
+	if ((v = realloc(h->parts, cap * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	h->parts = v;
+	h->partscap = cap;
+	return 0;
+}
+
+/* Frame n of a stack, the len bytes at name: its entry into h->parts,
+ * its id onto h->skey (*klen bytes so far). */
+static int
+add_frame(struct history *h, const char *name, size_t len, size_t *klen, size_t n)
+{
+	struct hist_entry	*f;
+	bool			created;
+	char			id[24];
+	int			idlen;
+
+	if (reserve(&h->frame, &h->framecap, len + 1) < 0 || parts_room(h, n) < 0)
+		return -ENOMEM;
+	memcpy(h->frame, name, len);
+	h->frame[len] = '\0';
+	copy_clean(h->frame, len + 1, h->frame);
+	if ((f = hist_dict_get(&h->frames, h->frame, h->now, &created)) == NULL)
+		return -ENOMEM;
+	idlen = snprintf(id, sizeof(id), "%s%" PRIu64, n ? "," : "", f->id);
+	if (reserve(&h->skey, &h->skeycap, *klen + (size_t)idlen + 1) < 0)
+		return -ENOMEM;
+	memcpy(h->skey + *klen, id, (size_t)idlen + 1);
+	*klen += (size_t)idlen;
+	h->parts[n] = f;
+	return 0;
+}
+
+/* The stack entry of folded frames: its frames numbered, then the stack
+ * by their ids; a new stack holds its frames. */
+static struct hist_entry *
+stack_entry(struct history *h, const char *frames)
+{
+	const char		*p = frames, *semi;
+	size_t			klen = 0, n = 0, i;
+	struct hist_entry	*s;
+	bool			created;
+
+	for (;; n++) {
+		semi = strchr(p, ';');
+		if (add_frame(h, p, semi ? (size_t)(semi - p) : strlen(p), &klen, n) < 0)
+			return NULL;
+		if (semi == NULL)
+			break;
+		p = semi + 1;
+	}
+	if ((s = hist_dict_get(&h->stacks, h->skey, h->now, &created)) == NULL || !created)
+		return s;
+	if ((s->parts = malloc((n + 1) * sizeof(*s->parts))) == NULL)
+		return s;	/* defined without frames: "s ID" alone, never here */
+	s->nparts = (unsigned)(n + 1);
+	for (i = 0; i <= n; i++) {
+		s->parts[i] = h->parts[i];
+		s->parts[i]->refs++;
+	}
+	return s;
 }
 
 static int
@@ -130,21 +218,15 @@ history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
 {
 	char			c[32], p[32];
 	struct hist_entry	*t, *s;
-	char			*dirty = NULL;
+	bool			created;
 
 	copy_clean(c, sizeof(c), comm);
 	copy_clean(p, sizeof(p), process);
 	snprintf(h->key, sizeof(h->key), "%d %d %s\t%s", (int)pid, (int)tid, c, p);
-	if (h->building == NULL || (t = hist_dict_get(&h->threads, h->key, h->now)) == NULL)
-		goto lost;
-	if (!is_clean(stack)) {
-		if ((dirty = malloc(strlen(stack) + 1)) == NULL)
-			goto lost;
-		copy_clean(dirty, strlen(stack) + 1, stack);
-	}
-	s = hist_dict_get(&h->stacks, dirty ? dirty : stack, h->now);
-	free(dirty);
-	if (s == NULL || batch_push(h->building, t, s, count, value_us) < 0)
+	if (h->building == NULL ||
+	    (t = hist_dict_get(&h->threads, h->key, h->now, &created)) == NULL ||
+	    (s = stack_entry(h, stack)) == NULL || s->parts == NULL ||
+	    batch_push(h->building, t, s, count, value_us) < 0)
 		goto lost;
 	return 0;
 lost:
@@ -196,5 +278,6 @@ history_end(struct history *h)
 	}
 	hist_trim(h);
 	hist_dict_forget(&h->threads, h->now);
-	hist_dict_forget(&h->stacks, h->now);
+	hist_dict_forget(&h->stacks, h->now);	/* first: stacks hold frames */
+	hist_dict_forget(&h->frames, h->now);
 }

@@ -4,17 +4,20 @@
  *
  * Each drain appends one batch of (thread, stack, count, µs) items.  At a
  * fetch, a client gets one string: the batches drained since its last
- * fetch summed per (thread, stack), with the definitions of the threads
- * and stacks that client has not been told yet.  Threads and stacks are
- * numbered once, in two dictionaries shared by every client; a client
- * (pmlogger) is told each definition the first time it meets its id, so an
- * archive holds each stack's text once, and every second only ids and
- * counts.  The text format is in docs/design.md ("Data crossing pmcd");
+ * fetch summed per (thread, stack), with the definitions of the threads,
+ * frames and stacks that client has not been told yet.  They are numbered
+ * once, in dictionaries shared by every client (a stack by its frames'
+ * ids, so stacks that share frames share their names); a client (pmlogger)
+ * is told each definition the first time it meets its id, so an archive
+ * holds each frame's name once, and every second only ids and counts.
+ * The text format is in docs/design.md ("Data crossing pmcd");
  * for example:
  *
  *   drains 1 1733011201.304309 hz 99
  *   t 3 4711 4712 python3	python3
- *   s 17 [l] __libc_start_call_main;main;demo_heavy
+ *   f 5 [l] __libc_start_call_main
+ *   f 6 main
+ *   s 17 5,6
  *   3 17 18:4 19:2:20203
  *
  * (thread 3 ran stack 17 once, 18 four times, 19 twice; a count's µs are

@@ -35,6 +35,7 @@ hist_dict_free(struct hist_dict *d)
 
 	for (e = d->newest; e != NULL; e = next) {
 		next = e->older;
+		free(e->parts);
 		free(e);
 	}
 	free(d->bucket);
@@ -87,7 +88,7 @@ link_newest(struct hist_dict *d, struct hist_entry *e)
 }
 
 struct hist_entry *
-hist_dict_get(struct hist_dict *d, const char *key, time_t now)
+hist_dict_get(struct hist_dict *d, const char *key, time_t now, bool *created)
 {
 	uint32_t		h = hash_key(key);
 	struct hist_entry	*e;
@@ -96,6 +97,7 @@ hist_dict_get(struct hist_dict *d, const char *key, time_t now)
 	for (e = d->bucket[h % d->nbuckets]; e != NULL; e = e->hnext)
 		if (e->hash == h && strcmp(e->key, key) == 0)
 			break;
+	*created = e == NULL;
 	if (e == NULL) {
 		len = strlen(key) + 1;
 		if ((e = calloc(1, sizeof(*e) + len)) == NULL)
@@ -124,6 +126,9 @@ remove_entry(struct hist_dict *d, struct hist_entry *e)
 	*pp = e->hnext;
 	unlink_use(d, e);
 	d->n--;
+	while (e->nparts > 0)
+		e->parts[--e->nparts]->refs--;
+	free(e->parts);
 	free(e);
 }
 

@@ -78,6 +78,7 @@ history_client_end(struct history *h, int context)
 		return;
 	if (c->slot >= 0) {
 		hist_dict_untell(&h->threads, c->slot);
+		hist_dict_untell(&h->frames, c->slot);
 		hist_dict_untell(&h->stacks, c->slot);
 		h->slots &= ~(UINT64_C(1) << c->slot);
 	}
@@ -152,6 +153,19 @@ define(struct history *h, char kind, struct hist_entry *e, int slot)
 	e->written = h->serial;
 }
 
+/* The frames of a stack this client has not been told, before it. */
+static void
+define_frames(struct history *h, const struct hist_entry *stack, int slot)
+{
+	uint64_t	bit = slot >= 0 ? UINT64_C(1) << slot : 0;
+	unsigned	i;
+
+	if ((bit && (stack->told & bit)) || stack->written == h->serial)
+		return;
+	for (i = 0; i < stack->nparts; i++)
+		define(h, 'f', stack->parts[i], slot);
+}
+
 /* What the text says of the batches it sums. */
 struct span {
 	unsigned	nbatches;
@@ -176,6 +190,8 @@ write_text(struct history *h, const struct cursor *c, size_t n, const struct spa
 	text_printf(t, "\n");
 	for (i = 0; i < n; i++)
 		define(h, 't', h->merged[i].thread, c->slot);
+	for (i = 0; i < n; i++)
+		define_frames(h, h->merged[i].stack, c->slot);
 	for (i = 0; i < n; i++)
 		define(h, 's', h->merged[i].stack, c->slot);
 	for (i = 0; i < n; i++) {

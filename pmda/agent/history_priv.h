@@ -3,7 +3,9 @@
  * history.c, history_dict.c and history_fetch.c (and the unit test).
  *
  * A dictionary numbers keys (a thread's "PID TID COMM<TAB>PROCESS", a
- * stack's frames) in the order they first appear; ids are never reused.
+ * frame's name, a stack's frame ids "3,4,5") in the order they first
+ * appear; ids are never reused.  A stack holds its frames (refs), so a
+ * frame lives as long as a stack that names it.
  * Each entry remembers which client slots were told its definition (one
  * bit per slot) and how many queued batch items point at it; an entry no
  * batch holds and unused for HISTORY_FORGET_S seconds is forgotten (if its
@@ -31,8 +33,10 @@ struct hist_entry {
 	uint64_t	told;			/* bit per client slot */
 	uint64_t	written;		/* serial of the last text defining it */
 	uint32_t	hash;
-	unsigned	refs;			/* batch items holding it */
+	unsigned	refs;			/* batch items (stacks) holding it */
 	time_t		used;			/* last drain that added it */
+	struct hist_entry **parts;		/* a stack's frames, root first */
+	unsigned	nparts;
 	char		key[];
 };
 
@@ -45,9 +49,10 @@ struct hist_dict {
 
 int hist_dict_init(struct hist_dict *d);
 void hist_dict_free(struct hist_dict *d);
-/* The entry for key (created with the next id), marked used at now; NULL
- * when out of memory. */
-struct hist_entry *hist_dict_get(struct hist_dict *d, const char *key, time_t now);
+/* The entry for key (created with the next id: *created), marked used at
+ * now; NULL when out of memory. */
+struct hist_entry *hist_dict_get(struct hist_dict *d, const char *key, time_t now,
+				 bool *created);
 /* Forget entries no batch holds, unused since before now - HISTORY_FORGET_S
  * (or the oldest unused ones beyond HISTORY_MAX_ENTRIES). */
 void hist_dict_forget(struct hist_dict *d, time_t now);
@@ -83,7 +88,7 @@ struct text {
 struct history {
 	history_value_fn value;
 	size_t		max_bytes, queued_bytes;
-	struct hist_dict threads, stacks;
+	struct hist_dict threads, frames, stacks;
 	struct hist_batch *head, *tail, *building;
 	uint64_t	next_seq;
 	time_t		now;
@@ -93,7 +98,13 @@ struct history {
 	struct hist_item *merged;
 	size_t		mergecap;
 	struct text	text;
-	char		key[HISTORY_KEY_MAX];
+	char		key[HISTORY_KEY_MAX];	/* a thread's */
+	char		*skey;			/* a stack's, grown */
+	size_t		skeycap;
+	char		*frame;			/* one frame's name, cleaned */
+	size_t		framecap;
+	struct hist_entry **parts;		/* a stack's frames, grown */
+	size_t		partscap;
 	struct history_stats st;
 };
 

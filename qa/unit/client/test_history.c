@@ -1,7 +1,8 @@
 /*
  * test_history.c - decoding stackprof.oncpu.history values: definitions
  * kept across values, counts and explicit µs, the (from, to] range on the
- * drain time, ids up to 2^64-1 and counts past 2^32, a redefined id taking
+ * drain time, stacks resolved from frame ids, ids up to 2^64-1 and counts
+ * past 2^32, a redefined id taking
  * its new meaning, and hostile text (bad headers, numbers that overflow,
  * ids never defined, garbage lines) skipped and counted, never crashing.
  */
@@ -55,8 +56,9 @@ test_values(void)
 
 	c = deliver(r, "drains 1 1733011200.500000 hz 99\n"
 		    "t 3 4711 4712 my comm\tpython3\n"
-		    "s 17 main;foo;[k] bar baz\n"
-		    "s 18 main\n"
+		    "f 1 main\nf 2 foo\nf 3 [k] bar baz\n"
+		    "s 17 1,2,3\n"
+		    "s 18 1\n"
 		    "3 17 18:4", &v, -INFINITY, INFINITY);
 	CHECK_INT(v.n, 2);
 	CHECK_STR(v.line[0], "h|python3|my comm|main;foo;[k] bar baz|on-cpu|4711|4712|1|10101|1733011200.500000");
@@ -78,7 +80,7 @@ test_values(void)
 	c = deliver(r, "drains 1 1733011201.000002 hz 99\n3 17", &v, 0, 1733011201.000001);
 	CHECK_INT(c.after, 1);
 	/* a restarted PMDA numbers anew: the new meaning wins */
-	c = deliver(r, "drains 1 1733011300.000000 hz 99\nt 3 9 9 x\t\ns 17 other\n3 17", &v,
+	c = deliver(r, "drains 1 1733011300.000000 hz 99\nt 3 9 9 x\t\nf 1 other\ns 17 1\n3 17", &v,
 		    -INFINITY, INFINITY);
 	CHECK_STR(v.line[0], "h|x|x|other|on-cpu|9|9|1|10101|1733011300.000000");
 	history_reader_free(r);
@@ -93,7 +95,8 @@ test_huge_ids(void)
 
 	c = deliver(r, "drains 1 1.000000 hz 99\n"
 		    "t 18446744073709551615 4294967295 1 a\tb\n"
-		    "s 18446744073709551615 f\n"
+		    "f 18446744073709551615 f\n"
+		    "s 18446744073709551615 18446744073709551615\n"
 		    "18446744073709551615 18446744073709551615:18446744073709551615:7", &v,
 		    -INFINITY, INFINITY);
 	CHECK_INT(c.malformed, 0);
@@ -103,10 +106,12 @@ test_huge_ids(void)
 	c = deliver(r, "drains 1 1.000000 hz 99\n"
 		    "t 18446744073709551616 1 1 a\tb\n"
 		    "t 5 4294967296 1 a\tb\n"
-		    "s 18446744073709551616 f\n"
+		    "s 18446744073709551616 1\n"
+		    "f 18446744073709551616 g\n"
+		    "s 5 18446744073709551616\n"
 		    "18446744073709551615 18446744073709551616 1:18446744073709551616", &v,
 		    -INFINITY, INFINITY);
-	CHECK_INT(c.malformed, 5);
+	CHECK_INT(c.malformed, 7);
 	CHECK_INT(v.n, 0);
 	history_reader_free(r);
 }
@@ -134,7 +139,13 @@ test_hostile(void)
 		    "t 1 1 1 no tab\n"	/* malformed: no tab */
 		    "t 2 1 1 a\tb\n"
 		    "s 1\n"		/* malformed: no frames */
-		    "s 2 f\n"
+		    "f 7 f\n"
+		    "f 8\n"		/* malformed: no space */
+		    "f 9 \n"		/* an empty name is a name */
+		    "s 2 7\n"
+		    "s 3 7,8\n"	/* malformed: frame 8 never defined */
+		    "s 4 7,\n"	/* malformed */
+		    "s 5 7;9\n"	/* malformed */
 		    "x garbage\n"
 		    "\n"
 		    "1 2\n"		/* thread 1 never defined */
@@ -142,15 +153,19 @@ test_hostile(void)
 		    "2 2", &v, -INFINITY, INFINITY);
 	CHECK_INT(v.n, 2);
 	CHECK_STR(v.line[0], "h|b|a|f|on-cpu|1|1|1|0|1.000000");	/* hz 0: no µs */
-	CHECK_INT(c.malformed, 10);
+	CHECK_INT(c.malformed, 14);
 	/* a long line and a long frame list are fine */
 	big = malloc(1 << 20);
 	memset(big, 'f', 1 << 20);
-	memcpy(big, "drains 1 1.000000 hz 99\ns 9 ", 28);
+	memcpy(big, "drains 1 1.000000 hz 99\nf 9 ", 28);
 	big[(1 << 20) - 1] = '\0';
 	c = deliver(r, big, &v, -INFINITY, INFINITY);
 	CHECK_INT(c.malformed, 0);
 	free(big);
+	/* a deep stack of that frame, resolved to 1 MB x 3 of text */
+	c = deliver(r, "drains 1 1.000000 hz 99\ns 9 9,9,9\n2 9", &v, -INFINITY, INFINITY);
+	CHECK_INT(c.malformed, 0);
+	CHECK_INT(v.n, 1);
 	history_reader_free(r);
 }
 

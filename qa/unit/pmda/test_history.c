@@ -45,7 +45,7 @@ test_defined_once_per_client(void)
 	CHECK_STR(fetch(h, 0), "(none)");	/* the first fetch starts a client */
 	drain(h, 1, 99, "main", "a;b", 3);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
-		  "t 1 100 101 main\tproc\ns 1 a;b\n1 1:3");
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1:3");
 	drain(h, 2, 99, "main", "a;b", 1);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\n1 1");
 	CHECK_STR(fetch(h, 0), "(none)");
@@ -53,14 +53,14 @@ test_defined_once_per_client(void)
 	CHECK_STR(fetch(h, 1), "(none)");
 	drain(h, 3, 99, "main", "a;b", 2);
 	CHECK_STR(fetch(h, 1), "drains 1 1733011202.500000 hz 99\n"
-		  "t 1 100 101 main\tproc\ns 1 a;b\n1 1:2");
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1:2");
 	CHECK_STR(fetch(h, 0), "drains 1 1733011202.500000 hz 99\n1 1:2");
 	/* a client that ended and a new one with its context: told afresh */
 	history_client_end(h, 0);
 	CHECK_STR(fetch(h, 0), "(none)");
 	drain(h, 4, 99, "main", "a;b", 1);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011203.500000 hz 99\n"
-		  "t 1 100 101 main\tproc\ns 1 a;b\n1 1");
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1");
 	history_free(h);
 }
 
@@ -78,7 +78,7 @@ test_coalesced_and_values(void)
 	drain(h, 4, 99, "main", "a;c", 1);
 	/* a;c: 2^32+7 at 49 Hz + 1 at 99 Hz is not (2^32+8) * 10^6 / 99 */
 	CHECK_STR(fetch(h, 0), "drains 4 1733011203.500000 hz 99\n"
-		  "t 1 100 101 main\tproc\ns 1 a;b\ns 2 a;c\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\nf 3 c\ns 1 1,2\ns 2 1,3\n"
 		  "1 1:2 2:4294967304:87652393948876");
 	history_free(h);
 }
@@ -94,7 +94,7 @@ test_hostile_names(void)
 	history_add(h, 7, 8, "a\tb\nc", "p\r", "x;y\nt 9 1 1 evil\tevil", 1, 10101);
 	history_end(h);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
-		  "t 1 7 8 a?b?c\tp?\ns 1 x;y?t 9 1 1 evil?evil\n1 1");
+		  "t 1 7 8 a?b?c\tp?\nf 1 x\nf 2 y?t 9 1 1 evil?evil\ns 1 1,2\n1 1");
 	history_free(h);
 	when.tv_sec++;
 }
@@ -123,8 +123,9 @@ test_bound_and_forgetting(void)
 	drain(h, 10 + HISTORY_FORGET_S + 1, 99, "main", "other", 1);
 	drain(h, 10 + HISTORY_FORGET_S + 2, 99, "main", "a", 1);
 	t = fetch(h, 0);
-	/* "a" was idle ten minutes: forgotten, so it comes back as id 3 */
-	CHECK(strstr(t, "s 3 a\n") != NULL);
+	/* "a" was idle ten minutes: forgotten, so it comes back as stack 3
+	 * of frame 3 ("other" is frame 2, stack 2) */
+	CHECK(strstr(t, "\nf 3 a\n") != NULL && strstr(t, "\ns 3 3\n") != NULL);
 	history_free(h);
 }
 
@@ -144,15 +145,15 @@ test_no_slot_left(void)
 	history_add(h, 1, 2, "m", "p", "a", 1, 10101);
 	history_end(h);
 	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011200.500000 hz 99\n"
-		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\ns 1 a\n1 1\n2 1");
+		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\nf 1 a\ns 1 1\n1 1\n2 1");
 	when.tv_sec++;
 	history_begin(h, &when, 99, 2);
 	history_add(h, 1, 1, "m", "p", "a", 1, 10101);
 	history_end(h);
 	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011201.500000 hz 99\n"
-		  "t 1 1 1 m\tp\ns 1 a\n1 1");
+		  "t 1 1 1 m\tp\nf 1 a\ns 1 1\n1 1");
 	CHECK_STR(fetch(h, 0), "drains 2 1733011201.500000 hz 99\n"
-		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\ns 1 a\n1 1:2\n2 1");
+		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\nf 1 a\ns 1 1\n1 1:2\n2 1");
 	history_free(h);
 }
 
