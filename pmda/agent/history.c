@@ -23,7 +23,7 @@ history_new(history_value_fn value, size_t maxmem)
 	if (h == NULL)
 		return NULL;
 	if (hist_dict_init(&h->threads) < 0 || hist_dict_init(&h->frames) < 0 ||
-	    hist_dict_init(&h->stacks) < 0) {
+	    hist_dict_init(&h->stacks) < 0 || hist_dict_init(&h->pairs) < 0) {
 		history_free(h);
 		return NULL;
 	}
@@ -66,6 +66,8 @@ history_free(struct history *h)
 		batch_free(b);
 	}
 	batch_free(h->building);
+	hist_flame_free(h);
+	hist_dict_free(&h->pairs);	/* first: pairs hold threads and stacks */
 	hist_dict_free(&h->threads);
 	hist_dict_free(&h->stacks);
 	hist_dict_free(&h->frames);
@@ -260,12 +262,35 @@ hist_trim(struct history *h)
 	}
 }
 
+/* The drain's items, kept for history_flame until the next drain (none of
+ * their entries can be forgotten before: they are used now). */
+static void
+keep_last(struct history *h, const struct hist_batch *b)
+{
+	size_t	n = b ? b->n : 0;
+
+	h->last_serial++;
+	h->nlast = 0;
+	if (n > h->lastcap) {
+		struct hist_item	*v = realloc(h->last, n * sizeof(*v));
+
+		if (v == NULL)
+			return;	/* the flame view shows nothing this drain */
+		h->last = v;
+		h->lastcap = n;
+	}
+	if (n > 0)
+		memcpy(h->last, b->items, n * sizeof(*h->last));
+	h->nlast = n;
+}
+
 void
 history_end(struct history *h)
 {
 	struct hist_batch	*b = h->building;
 
 	h->building = NULL;
+	keep_last(h, b);
 	if (b != NULL) {
 		b->seq = h->next_seq++;
 		if (h->tail)
@@ -277,7 +302,9 @@ history_end(struct history *h)
 		h->st.batches++;
 	}
 	hist_trim(h);
+	/* pairs hold threads and stacks, stacks hold frames */
+	hist_dict_forget(&h->pairs, h->now);
 	hist_dict_forget(&h->threads, h->now);
-	hist_dict_forget(&h->stacks, h->now);	/* first: stacks hold frames */
+	hist_dict_forget(&h->stacks, h->now);
 	hist_dict_forget(&h->frames, h->now);
 }

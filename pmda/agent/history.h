@@ -64,6 +64,23 @@ void history_end(struct history *h);
 int history_fetch(struct history *h, int context, const char **text, size_t *len);
 void history_client_end(struct history *h, int context);
 
+/*
+ * The last drain as instances grafana-pcp's flame-graph panel draws (the
+ * form pmdabpftrace exports): one per (thread, stack), its name the
+ * frames one per line, innermost first, as bpftrace prints a stack
+ * ("\n    leaf\n    ...\n    [t] COMM TID\n    PROCESS PID\n"), its value the
+ * drain's count.  An instance id stays with its (thread, stack) until the
+ * pair is forgotten.  Built on demand (nothing is kept for it until a
+ * client asks), sorted by inst; valid until the next history_end.
+ * Returns the number of instances (0 also when out of memory).
+ */
+struct history_flame {
+	int		inst;
+	const char	*name;
+	uint64_t	count;
+};
+size_t history_flame(struct history *h, const struct history_flame **v);
+
 struct history_stats {
 	uint64_t	batches;	/* drains appended */
 	uint64_t	dropped;	/* batches freed before some client fetched them */

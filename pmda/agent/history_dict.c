@@ -36,6 +36,7 @@ hist_dict_free(struct hist_dict *d)
 	for (e = d->newest; e != NULL; e = next) {
 		next = e->older;
 		free(e->parts);
+		free(e->label);
 		free(e);
 	}
 	free(d->bucket);
@@ -129,6 +130,7 @@ remove_entry(struct hist_dict *d, struct hist_entry *e)
 	while (e->nparts > 0)
 		e->parts[--e->nparts]->refs--;
 	free(e->parts);
+	free(e->label);
 	free(e);
 }
 
@@ -139,8 +141,9 @@ hist_dict_forget(struct hist_dict *d, time_t now)
 
 	for (; e != NULL; e = newer) {
 		newer = e->newer;
-		if (e->used > now - HISTORY_FORGET_S && d->n <= HISTORY_MAX_ENTRIES)
-			break;	/* the rest are newer still */
+		if ((e->used > now - HISTORY_FORGET_S && d->n <= HISTORY_MAX_ENTRIES) ||
+		    e->used >= now)
+			break;	/* the rest are newer still; this drain's stay */
 		if (e->refs == 0)
 			remove_entry(d, e);
 	}

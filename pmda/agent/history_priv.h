@@ -35,8 +35,10 @@ struct hist_entry {
 	uint32_t	hash;
 	unsigned	refs;			/* batch items (stacks) holding it */
 	time_t		used;			/* last drain that added it */
-	struct hist_entry **parts;		/* a stack's frames, root first */
+	struct hist_entry **parts;		/* a stack's frames, root first;
+						 * a pair's thread and stack */
 	unsigned	nparts;
+	char		*label;			/* a pair's instance name, or NULL */
 	char		key[];
 };
 
@@ -89,6 +91,7 @@ struct history {
 	history_value_fn value;
 	size_t		max_bytes, queued_bytes;
 	struct hist_dict threads, frames, stacks;
+	struct hist_dict pairs;			/* (thread, stack): flame instances */
 	struct hist_batch *head, *tail, *building;
 	uint64_t	next_seq;
 	time_t		now;
@@ -106,7 +109,18 @@ struct history {
 	struct hist_entry **parts;		/* a stack's frames, grown */
 	size_t		partscap;
 	struct history_stats st;
+
+	/* the last drain, for history_flame (history_flame.c) */
+	struct hist_item *last;
+	size_t		nlast, lastcap;
+	uint64_t	last_serial, flame_serial;	/* drains; flame built for */
+	struct history_flame *flame;
+	size_t		nflame, flamecap;
+	char		*lbuf;
+	size_t		lbufcap;
 };
+
+void hist_flame_free(struct history *h);
 
 void hist_trim(struct history *h);
 

@@ -10,6 +10,9 @@
  *   stackprof.oncpu.samples          u64   per process: cumulative samples
  *   stackprof.oncpu.history          str   per client: the drains it has not
  *                                          seen, as ids and counts (archives)
+ *   stackprof.oncpu.flame            u64   per (thread, stack) of the last
+ *                                          drain, named as bpftrace prints a
+ *                                          stack (grafana-pcp's flame graph)
  *   stackprof.heatmap.oncpu          u64   per slot: cumulative samples
  *   stackprof.stats.*                      sampler, symbolizer, drain, queue
  */
@@ -48,6 +51,7 @@ static const pmdaMetric profile_metrics[] = {
 	METRIC(0, PROF_FOLDED, PM_TYPE_STRING, INDOM_PROCESS, PM_SEM_INSTANT, UNITS_NONE),
 	METRIC(0, PROF_SAMPLES, PM_TYPE_U64, INDOM_PROCESS, PM_SEM_COUNTER, UNITS_COUNT),
 	METRIC(0, PROF_HISTORY, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_NONE),
+	METRIC(0, PROF_FLAME, PM_TYPE_U64, INDOM_FLAME, PM_SEM_INSTANT, UNITS_COUNT),
 	METRIC(0, REC_STACK, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
 	METRIC(0, REC_COUNT, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_COUNT),
 	METRIC(0, REC_PID, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
@@ -137,11 +141,35 @@ fetch_history(struct profile *prof, pmAtomValue *atom)
 	return PMDA_FETCH_STATIC;
 }
 
+/* One instance of the last drain's flame view (refreshed before the fetch). */
+static int
+fetch_flame(struct profile *prof, unsigned inst, pmAtomValue *atom)
+{
+	const struct history_flame	*v;
+	size_t				lo = 0, hi = history_flame(prof->history, &v);
+
+	while (lo < hi) {
+		size_t	mid = (lo + hi) / 2;
+
+		if (v[mid].inst == (int)inst) {
+			atom->ull = v[mid].count;
+			return PMDA_FETCH_STATIC;
+		}
+		if (v[mid].inst < (int)inst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return PM_ERR_INST;
+}
+
 static int
 fetch_profile(struct profile *prof, unsigned item, unsigned inst, pmAtomValue *atom)
 {
 	struct window_proc	*p;
 
+	if (item == PROF_FLAME)
+		return fetch_flame(prof, inst, atom);
 	if (item == PROF_STACKS)
 		return events_fetch(prof->events, pmdaGetContext(), atom);
 	if (item == PROF_HISTORY)
@@ -370,20 +398,61 @@ refresh_slots(struct pcp_face *face)
 	face->indoms[INDOM_HEATMAP_SLOT].it_numinst = (int)slots;
 }
 
+/* Profile p's flame instances: the last drain's, built when asked for. */
+static void
+refresh_flame(struct pcp_face *face, int p)
+{
+	const struct history_flame	*v;
+	size_t				i, n = history_flame(face->agent->profiles[p].history, &v);
+	pmdaInstid			*ids = realloc(face->flame_instances[p],
+						       (n ? n : 1) * sizeof(*ids));
+
+	if (ids == NULL) {
+		face->indoms[INDOM_FLAME + p].it_numinst = 0;	/* names may be stale */
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		ids[i].i_inst = v[i].inst;
+		ids[i].i_name = (char *)v[i].name;
+	}
+	face->flame_instances[p] = ids;
+	face->indoms[INDOM_FLAME + p].it_set = ids;
+	face->indoms[INDOM_FLAME + p].it_numinst = (int)n;
+}
+
+/* The profile whose flame metric pmid is, or -1. */
+static int
+flame_profile(pmID pmid)
+{
+	const struct profile_def	*def = profile_by_cluster(pmID_cluster(pmid));
+
+	return def && pmID_item(pmid) == PROF_FLAME ? (int)(def - profile_defs) : -1;
+}
+
 static int
 stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
 {
 	struct pcp_face	*face = pmdaExtGetData(pmda);
+	int		i, p;
 
 	face->snap.have_sampler = face->snap.have_heatmap = false;
 	refresh_slots(face);
+	for (i = 0; i < numpmid; i++)
+		if ((p = flame_profile(pmidlist[i])) >= 0)
+			refresh_flame(face, p);
 	return pmdaFetch(numpmid, pmidlist, resp, pmda);
 }
 
 static int
 stackprof_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
 {
-	refresh_slots(pmdaExtGetData(pmda));
+	struct pcp_face	*face = pmdaExtGetData(pmda);
+	int		p;
+
+	refresh_slots(face);
+	for (p = 0; p < NPROFILES; p++)
+		if (indom == face->indoms[INDOM_FLAME + p].it_indom)
+			refresh_flame(face, p);
 	return pmdaInstance(indom, inst, name, result, pmda);
 }
 
@@ -422,9 +491,11 @@ add_profile_metrics(pmdaMetric *m, const struct profile_def *def)
 		unsigned	item = pmID_item(m[i].m_desc.pmid);
 
 		m[i].m_desc.pmid = PMDA_PMID(def->cluster, item);
-		if ((item == REC_COUNT || item == PROF_SAMPLES) &&
+		if ((item == REC_COUNT || item == PROF_SAMPLES || item == PROF_FLAME) &&
 		    def->count_unit == PROFILE_UNIT_USEC)
 			m[i].m_desc.units = (pmUnits)UNITS_USEC;
+		if (item == PROF_FLAME)
+			m[i].m_desc.indom = INDOM_FLAME + (unsigned)(def - profile_defs);
 	}
 }
 
@@ -469,8 +540,8 @@ metrics_init(pmdaInterface *dp, struct agent *a)
 		return -ENOMEM;
 	}
 	face->agent = a;
-	face->indoms[INDOM_PROCESS].it_indom = INDOM_PROCESS;
-	face->indoms[INDOM_HEATMAP_SLOT].it_indom = INDOM_HEATMAP_SLOT;
+	for (i = 0; i < INDOM_FLAME + NPROFILES; i++)
+		face->indoms[i].it_indom = (pmInDom)i;
 	ending_face = face;
 
 	dp->version.seven.fetch = stackprof_fetch;
@@ -483,7 +554,7 @@ metrics_init(pmdaInterface *dp, struct agent *a)
 
 	refresh_slots(face);
 	refresh_processes(face);
-	pmdaInit(dp, face->indoms, 2, face->metrics, face->nmetrics);
+	pmdaInit(dp, face->indoms, INDOM_FLAME + NPROFILES, face->metrics, face->nmetrics);
 	pmdaSetData(dp, face);
 
 	/* after pmdaInit the PMIDs carry our domain */
@@ -505,6 +576,7 @@ void
 metrics_free(pmdaInterface *dp)
 {
 	struct pcp_face	*face = pmdaExtGetData(dp->version.any.ext);
+	int		i;
 
 	if (face == NULL)
 		return;
@@ -512,6 +584,8 @@ metrics_free(pmdaInterface *dp)
 		ending_face = NULL;
 	control_free(face);
 	free(face->proc_instances);
+	for (i = 0; i < NPROFILES; i++)
+		free(face->flame_instances[i]);
 	free(face->slot_instances);
 	free(face->slot_names);
 	free(face->metrics);

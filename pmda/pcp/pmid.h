@@ -15,6 +15,7 @@ enum metric_cluster { CL_CONTROL = 0, CL_ONCPU = 1, CL_HEATMAP = 2, CL_STATS = 3
 /* The items of every profile's cluster (stackprof.NAME.*). */
 enum profile_item {
 	PROF_STACKS = 0, PROF_FOLDED = 1, PROF_SAMPLES = 2, PROF_HISTORY = 3,
+	PROF_FLAME = 4,
 	/* parameters of the stackprof.NAME.stacks records */
 	REC_STACK = 10, REC_COUNT, REC_PID, REC_TID, REC_COMM, REC_PROCESS,
 	REC_TYPE, REC_VALUE,
@@ -40,6 +41,7 @@ enum stats_item {
 	ST_NITEMS
 };
 
-enum metric_indom { INDOM_PROCESS = 0, INDOM_HEATMAP_SLOT = 1 };
+/* INDOM_FLAME + profile index: each profile's flame-graph instances */
+enum metric_indom { INDOM_PROCESS = 0, INDOM_HEATMAP_SLOT = 1, INDOM_FLAME = 2 };
 
 #endif /* PMID_H */

@@ -157,9 +157,41 @@ test_no_slot_left(void)
 	history_free(h);
 }
 
+/* The last drain as bpftrace-style instances: names, counts, stable ids. */
+static void
+test_flame(void)
+{
+	struct history			*h = history_new(profile_value_samples, 1 << 20);
+	const struct history_flame	*v;
+	int				inst;
+
+	when.tv_sec = 1733011200;
+	history_begin(h, &when, 99, 1);
+	history_add(h, 7, 8, "worker", "srv", "main;run;[k] sys_read", 3, 30303);
+	history_add(h, 7, 9, "w2", "srv", "main", 1, 10101);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 2);
+	CHECK_STR(v[0].name, "\n    [k] sys_read\n    run\n    main\n    [t] worker 8\n    srv 7\n");
+	CHECK_INT((int)v[0].count, 3);
+	CHECK_STR(v[1].name, "\n    main\n    [t] w2 9\n    srv 7\n");
+	inst = v[0].inst;
+	CHECK(v[0].inst != v[1].inst);
+	history_begin(h, &when, 99, 2);
+	history_add(h, 7, 8, "worker", "srv", "main;run;[k] sys_read", 5, 50505);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 1);
+	CHECK_INT(v[0].inst, inst);	/* the same pair keeps its id */
+	CHECK_INT((int)v[0].count, 5);
+	history_begin(h, &when, 99, 3);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 0);
+	history_free(h);
+}
+
 int
 main(void)
 {
+	test_flame();
 	test_no_slot_left();
 	test_defined_once_per_client();
 	test_coalesced_and_values();
