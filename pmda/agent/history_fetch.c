@@ -121,7 +121,8 @@ collect(struct history *h, const struct cursor *c, const struct hist_batch **las
 			h->merged = v;
 			h->mergecap = cap;
 		}
-		memcpy(h->merged + n, b->items, b->n * sizeof(*b->items));
+		if (b->n > 0)	/* an empty drain has no items array */
+			memcpy(h->merged + n, b->items, b->n * sizeof(*b->items));
 		n += b->n;
 		*last = b;
 		(*nbatches)++;
