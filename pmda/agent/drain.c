@@ -43,6 +43,10 @@ struct drain {
 	/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
 	struct drain_pass carried;
 	struct interval_stacks *merged;	/* reused: its buckets are big */
+	/* the heat map as the last drain read it, for the history's deltas */
+	uint64_t	heat_prev[SP_HEATMAP_MAX_SLOTS];
+	uint64_t	heat_delta[SP_HEATMAP_MAX_SLOTS];
+	unsigned	heat_prev_n;		/* 0: no baseline */
 };
 
 void
@@ -268,6 +272,36 @@ publish_stack(void *arg, const struct interval_stack *st)
 		    ev.count, ev.value_us);
 }
 
+/*
+ * The heat map's counts since the last drain, for the history: read when
+ * the drain starts (the time its records carry), as the counters are read
+ * at a fetch, so the client places them in seconds the same way.  A first
+ * reading, a change of the slice count or a counter going back (both reset
+ * the map) is only a baseline.  True when d->heat_delta holds a drain's.
+ */
+static bool
+read_heat(struct drain *d)
+{
+	struct agent	*a = d->agent;
+	unsigned	n = a->config.heatmap_slots, i;
+	uint64_t	cur[SP_HEATMAP_MAX_SLOTS];
+	bool		baseline = d->heat_prev_n != n;
+
+	if (a->sampler == NULL || n == 0 || n > SP_HEATMAP_MAX_SLOTS ||
+	    sampler_read_heatmap(a->sampler, cur, n) < 0) {
+		d->heat_prev_n = 0;
+		return false;
+	}
+	for (i = 0; i < n && !baseline; i++) {
+		if (cur[i] < d->heat_prev[i])
+			baseline = true;
+		d->heat_delta[i] = cur[i] - d->heat_prev[i];
+	}
+	memcpy(d->heat_prev, cur, n * sizeof(*cur));
+	d->heat_prev_n = n;
+	return !baseline;
+}
+
 /* What the drain measures about itself. */
 static void
 account(struct agent *a, uint64_t t0, uint64_t symbolize_ns)
@@ -291,10 +325,12 @@ drain_run(struct drain *d)
 	struct drain_pass	pass = { .agent = a, .merged = d->merged };
 	struct profile		*oncpu = &a->profiles[PROFILE_ONCPU];
 	struct timespec		now;
+	bool			heat;
 	uint64_t		t0 = mono_ns();
 	int			sts;
 
 	gettimeofday(&pass.when, NULL);
+	heat = read_heat(d);
 	/* start with what a reconfiguration handed over since the last drain */
 	pass.raw = d->carried.raw;
 	pass.nraw = d->carried.nraw;
@@ -313,6 +349,8 @@ drain_run(struct drain *d)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	history_begin(oncpu->history, &pass.when, a->interval_frequency_hz, now.tv_sec);
 	interval_flush(d->merged, publish_stack, &pass);
+	if (heat && history_heat(oncpu->history, d->heat_delta, d->heat_prev_n) < 0)
+		pmNotifyErr(LOG_ERR, "drain: out of memory for the history's heat map");
 	history_end(oncpu->history);
 	symbolizer_collect(a->symbolizer);
 	window_publish(oncpu->window, now.tv_sec);

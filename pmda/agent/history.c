@@ -36,7 +36,7 @@ history_new(history_value_fn value, size_t maxmem)
 static size_t
 batch_bytes(const struct hist_batch *b)
 {
-	return sizeof(*b) + b->cap * sizeof(struct hist_item);
+	return sizeof(*b) + b->cap * sizeof(struct hist_item) + b->nheat * sizeof(uint64_t);
 }
 
 static void
@@ -51,6 +51,7 @@ batch_free(struct hist_batch *b)
 		b->items[i].stack->refs--;
 	}
 	free(b->items);
+	free(b->heat);
 	free(b);
 }
 
@@ -89,6 +90,20 @@ history_begin(struct history *h, const struct timeval *when, unsigned hz, time_t
 		h->building->when = *when;
 		h->building->hz = hz;
 	}
+}
+
+int
+history_heat(struct history *h, const uint64_t *delta, unsigned n)
+{
+	struct hist_batch	*b = h->building;
+
+	if (b == NULL || n == 0 || b->heat != NULL)
+		return 0;
+	if ((b->heat = malloc(n * sizeof(*b->heat))) == NULL)
+		return -ENOMEM;
+	memcpy(b->heat, delta, n * sizeof(*b->heat));
+	b->nheat = n;
+	return 0;
 }
 
 /* Copy s into dst (size n), control characters as '?': the text format

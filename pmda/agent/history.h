@@ -55,6 +55,14 @@ void history_begin(struct history *h, const struct timeval *when, unsigned hz, t
 int history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
 		const char *process, const char *stack, uint64_t count, uint64_t value_us);
 void history_end(struct history *h);
+/*
+ * The drain's heat map: samples per slice of the second (n slices) since
+ * the previous drain, written as its own line "h SEC.USEC N C0 C1 ..."
+ * (the drain's time; trailing zero counts left out), one per drain even
+ * when drains are summed, so a heat map keeps one-second columns.  Call
+ * between begin and end; a drain without it has no heat line.
+ */
+int history_heat(struct history *h, const uint64_t *delta, unsigned n);
 
 /*
  * The text for client context: what it has not seen since its last fetch

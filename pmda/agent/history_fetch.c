@@ -97,19 +97,22 @@ by_ids(const void *x, const void *y)
 }
 
 /* The items of c's unseen batches into h->merged, sorted and summed; the
- * newest batch taken in *last.  Returns the number of merged items. */
+ * first and newest batch taken in *first, *last.  Returns the number of
+ * merged items. */
 static ssize_t
-collect(struct history *h, const struct cursor *c, const struct hist_batch **last,
-	unsigned *nbatches)
+collect(struct history *h, const struct cursor *c, const struct hist_batch **first,
+	const struct hist_batch **last, unsigned *nbatches)
 {
 	const struct hist_batch	*b;
 	size_t			n = 0, i, j;
 
-	*last = NULL;
+	*first = *last = NULL;
 	*nbatches = 0;
 	for (b = h->head; b != NULL; b = b->next) {
 		if (b->seq < c->next_seq)
 			continue;
+		if (*first == NULL)
+			*first = b;
 		if (*last != NULL && n + b->n > HISTORY_FETCH_ITEMS)
 			break;	/* the rest next time */
 		if (n + b->n > h->mergecap) {
@@ -169,11 +172,33 @@ define_frames(struct history *h, const struct hist_entry *stack, int slot)
 
 /* What the text says of the batches it sums. */
 struct span {
+	const struct hist_batch *from, *to;	/* the batches summed, in order */
+	unsigned	nheat;		/* of them with a heat line */
 	unsigned	nbatches;
 	struct timeval	last;		/* the newest one's drain */
 	unsigned	hz;		/* and its sampling rate */
 	uint64_t	missed;		/* batches dropped before this client saw them */
 };
+
+/* "h SEC.USEC N C0 C1 ..." for each batch of the span with a heat map. */
+static void
+write_heat(struct history *h, const struct span *sp)
+{
+	const struct hist_batch	*b;
+	unsigned		i, k;
+
+	for (b = sp->from; b != NULL; b = b == sp->to ? NULL : b->next) {
+		if (b->heat == NULL)
+			continue;
+		for (k = b->nheat; k > 0 && b->heat[k - 1] == 0; k--)
+			;
+		text_printf(&h->text, "h %ld.%06ld %u", (long)b->when.tv_sec,
+			    (long)b->when.tv_usec, b->nheat);
+		for (i = 0; i < k; i++)
+			text_printf(&h->text, " %" PRIu64, b->heat[i]);
+		text_printf(&h->text, "\n");
+	}
+}
 
 static void
 write_text(struct history *h, const struct cursor *c, size_t n, const struct span *sp)
@@ -207,6 +232,11 @@ write_text(struct history *h, const struct cursor *c, size_t n, const struct spa
 		if (value)
 			text_printf(t, ":%" PRIu64, it->value);
 	}
+	if (n > 0)
+		text_printf(t, "\n");
+	write_heat(h, sp);
+	if (!t->failed && t->len > 0 && t->p[t->len - 1] == '\n')
+		t->p[--t->len] = '\0';	/* lines are separated, not ended */
 }
 
 int
@@ -229,18 +259,22 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 		sp.missed = first - c->next_seq;	/* dropped by the bound */
 		c->next_seq = first;
 	}
-	if ((n = collect(h, c, &last, &sp.nbatches)) < 0)
+	if ((n = collect(h, c, &sp.from, &last, &sp.nbatches)) < 0)
 		return (int)n;
 	if (last != NULL) {
+		const struct hist_batch	*b;
+
+		sp.to = last;
 		sp.last = last->when;
 		sp.hz = last->hz;
-		if (sp.nbatches > 0)
-			c->next_seq = last->seq + 1;
+		c->next_seq = last->seq + 1;
+		for (b = sp.from; b != NULL; b = b == last ? NULL : b->next)
+			sp.nheat += b->heat != NULL;
 	}
-	hist_trim(h);	/* may free last; its items' entries stay until history_end */
-	if (n == 0 && sp.missed == 0)
+	if (n == 0 && sp.missed == 0 && sp.nheat == 0)
 		return 0;
 	write_text(h, c, (size_t)n, &sp);
+	hist_trim(h);	/* after: the text reads the batches' heat lines */
 	if (h->text.failed)
 		return -ENOMEM;
 	*text = h->text.p;

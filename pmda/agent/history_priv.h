@@ -79,6 +79,8 @@ struct hist_batch {
 	unsigned	hz;
 	size_t		n, cap;
 	struct hist_item *items;
+	uint64_t	*heat;		/* slice counts of this drain, or NULL */
+	unsigned	nheat;
 };
 
 struct text {

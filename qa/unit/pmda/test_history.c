@@ -188,9 +188,39 @@ test_flame(void)
 	history_free(h);
 }
 
+/* Each drain's heat map is its own line, even when drains are summed, and
+ * a drain with no stack but a heat map still gives a value. */
+static void
+test_heat(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	uint64_t	a[5] = { 1, 0, 2, 0, 0 }, b[5] = { 0, 0, 0, 0, 4 }, z[5] = { 0 };
+
+	when.tv_sec = 1733011200;
+	fetch(h, 0);
+	history_begin(h, &when, 99, 1);
+	history_add(h, 1, 1, "m", "p", "a", 3, 30303);
+	CHECK_INT(history_heat(h, a, 5), 0);
+	history_end(h);
+	when.tv_sec++;
+	history_begin(h, &when, 99, 2);
+	CHECK_INT(history_heat(h, b, 5), 0);
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 2 1733011201.500000 hz 99\n"
+		  "t 1 1 1 m\tp\nf 1 a\ns 1 1\n1 1:3\n"
+		  "h 1733011200.500000 5 1 0 2\nh 1733011201.500000 5 0 0 0 0 4");
+	when.tv_sec++;
+	history_begin(h, &when, 99, 3);
+	CHECK_INT(history_heat(h, z, 5), 0);
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011202.500000 hz 99\nh 1733011202.500000 5");
+	history_free(h);
+}
+
 int
 main(void)
 {
+	test_heat();
 	test_flame();
 	test_no_slot_left();
 	test_defined_once_per_client();
