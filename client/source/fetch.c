@@ -9,13 +9,26 @@
 
 #define MAX_SLICES	1000		/* SP_HEATMAP_MAX_SLOTS */
 
+/* optional: archives need not log it; records then cover 1 s */
+static void
+lookup_interval(struct fetch_set *f)
+{
+	const char	*interval = INTERVAL_METRIC;
+
+	if (pmLookupName(1, &interval, &f->interval) < 0)
+		f->interval = PM_ID_NULL;
+}
+
 static int
 lookup_heat(struct fetch_set *f, const char *where, bool archive, char *err, size_t errlen)
 {
-	const char	*heat = HEATMAP_METRIC, *interval = INTERVAL_METRIC;
+	const char	*heat = HEATMAP_METRIC;
 	pmDesc		d;
 	int		sts;
 
+	lookup_interval(f);
+	if (f->hist != NULL)
+		return 0;	/* the history's heat lines serve */
 	if ((sts = pmLookupName(1, &heat, &f->heat)) < 0 ||
 	    (sts = pmLookupDesc(f->heat, &d)) < 0) {
 		snprintf(err, errlen, "%s: no %s: %s (is the stackprof PMDA installed%s?)",
@@ -23,9 +36,6 @@ lookup_heat(struct fetch_set *f, const char *where, bool archive, char *err, siz
 			 archive ? " and the heat map logged" : "");
 		return -1;
 	}
-	/* optional: archives need not log it; records then cover 1 s */
-	if (pmLookupName(1, &interval, &f->interval) < 0)
-		f->interval = PM_ID_NULL;
 	return 0;
 }
 
@@ -66,9 +76,9 @@ fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 	memset(f, 0, sizeof(*f));
 	f->heat = f->interval = f->history = PM_ID_NULL;
 	f->drain = 1.0;
-	if (c->counters != NULL && lookup_heat(f, where, archive, err, errlen) < 0)
-		return -1;
 	if (archive && lookup_history(f, m, err, errlen) < 0)
+		return -1;
+	if (c->counters != NULL && lookup_heat(f, where, archive, err, errlen) < 0)
 		return -1;
 	if (f->hist == NULL)
 		f->have_stacks = record_ids_lookup(m, where, archive ? "did pmlogger log it?" :
@@ -161,21 +171,59 @@ dispatch(void *arg, const struct stack_sample *s)
 	return sts;
 }
 
+/* Where a history's heat lines go. */
+struct heat_sink {
+	struct fetch_set		*f;
+	const char			*host;
+	const struct source_consumer	*c;
+};
+
+/*
+ * One drain's heat line as the counters the heat map code reads: a
+ * baseline one drain interval before it, then the running totals with
+ * this drain's counts added, so each drain's counts land in the seconds
+ * its drain time says, whatever gaps lie between lines.
+ */
+static int
+heat_line(void *arg, double t, const uint64_t *counts, unsigned n)
+{
+	struct heat_sink	*hs = arg;
+	struct fetch_set	*f = hs->f;
+	struct heat_counters	hc = { .host = hs->host, .time = t - f->drain,
+				       .values = f->heat_total, .n = n, .drain = f->drain,
+				       .restart = true };
+	unsigned		i;
+	int			sts;
+
+	if (n != f->heat_n) {
+		memset(f->heat_total, 0, sizeof(f->heat_total));
+		f->heat_n = n;
+	}
+	if ((sts = hs->c->counters(hs->c->arg, &hc)) < 0)
+		return sts;
+	for (i = 0; i < n; i++)
+		f->heat_total[i] += counts[i];
+	hc.time = t;
+	hc.restart = false;
+	return hs->c->counters(hs->c->arg, &hc);
+}
+
 /* One value of the history; a string libpcp cannot extract is skipped
  * and counted (archives are untrusted), like a malformed line in it. */
 static int
 deliver_history(struct fetch_set *f, const pmValueSet *vs, const char *host,
 		const struct fetch_range *r, struct dispatch *d, struct fetch_counts *n)
 {
-	pmAtomValue	atom;
-	int		sts;
+	struct heat_sink	hs = { f, host, d->c };
+	pmAtomValue		atom;
+	int			sts;
 
 	if (pmExtractValue(vs->valfmt, &vs->vlist[0], PM_TYPE_STRING, &atom, PM_TYPE_STRING) < 0) {
 		n->records.malformed++;
 		return 0;
 	}
 	sts = history_deliver(f->hist, atom.cp, host, r->near_from, r->near_to, dispatch, d,
-			      &n->records);
+			      d->c->counters ? heat_line : NULL, &hs, &n->records);
 	free(atom.cp);
 	return sts;
 }

@@ -26,6 +26,9 @@ struct fetch_set {
 	 * (from their start: definitions come once), not the records */
 	pmID		history;		/* PM_ID_NULL: records */
 	struct history_reader *hist;
+	/* the history's heat lines summed into counters, for c->counters */
+	uint64_t	heat_total[1000];
+	unsigned	heat_n;
 	pmID		heat, interval;		/* PM_ID_NULL: not fetched */
 	pmID		pmids[3];
 	int		npmids;
@@ -37,7 +40,8 @@ struct fetch_set {
  * "archive X") and archive (for the hints) name it in messages.  Missing
  * stack records are an error unless c->stacks_optional (then a warning);
  * a missing heat map metric is an error when c wants heat maps.  In an
- * archive the stack history is preferred to records when it was logged.
+ * archive the stack history is preferred to records when it was logged,
+ * and its heat lines to stackprof.heatmap.oncpu.
  * fetch_free releases what a successful lookup holds.
  */
 int fetch_lookup(struct fetch_set *f, const struct event_metrics *m,

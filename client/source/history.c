@@ -248,6 +248,8 @@ struct value_ctx {
 	unsigned		hz;
 	stack_sample_fn		fn;
 	void			*arg;
+	history_heat_fn		heat;
+	void			*heat_arg;
 	struct record_counts	*c;
 };
 
@@ -303,27 +305,61 @@ count_line(struct value_ctx *v, const char *p, const char *end)
 	return 0;
 }
 
-/* "drains N SEC.USEC hz HZ[ missed M]": the time as records compute it. */
+/* "SEC.USEC" at *p: the time as records compute it. */
+static bool
+parse_time(const char **p, double *time)
+{
+	uint64_t	sec, usec;
+	const char	*usec_at;
+
+	if (!parse_u64(p, &sec) || !skip_char(p, '.') || (usec_at = *p, !parse_u64(p, &usec)) ||
+	    *p - usec_at != 6 || sec > INT64_MAX / 2)
+		return false;
+	*time = (double)sec + (double)usec / 1e6;
+	return true;
+}
+
+/* "drains N SEC.USEC hz HZ[ missed M]" */
 static bool
 parse_header(const char *p, const char *end, double *time, unsigned *hz)
 {
-	uint64_t	n, sec, usec;
+	uint64_t	n;
 	uint32_t	h;
-	const char	*usec_at;
 
 	if ((size_t)(end - p) < 7 || memcmp(p, "drains ", 7) != 0)
 		return false;
 	p += 7;
-	if (!parse_u64(&p, &n) || !skip_char(&p, ' ') || !parse_u64(&p, &sec) ||
-	    !skip_char(&p, '.') || (usec_at = p, !parse_u64(&p, &usec)) || p - usec_at != 6 ||
+	if (!parse_u64(&p, &n) || !skip_char(&p, ' ') || !parse_time(&p, time) ||
 	    (size_t)(end - p) < 4 || memcmp(p, " hz ", 4) != 0)
 		return false;
 	p += 4;
-	if (!parse_u32(&p, &h) || sec > INT64_MAX / 2)
+	if (!parse_u32(&p, &h))
 		return false;
-	*time = (double)sec + (double)usec / 1e6;
 	*hz = h;
 	return true;
+}
+
+#define MAX_SLICES	1000	/* the finest heat map: 1 ms slices */
+
+/* "h SEC.USEC N C0 C1 ..." (after "h "): N slices dividing the second,
+ * at most N counts, the rest 0. */
+static int
+heat_line(struct value_ctx *v, const char *p, const char *end)
+{
+	uint64_t	counts[MAX_SLICES] = { 0 };
+	uint32_t	n;
+	double		t;
+	unsigned	i;
+
+	if (!parse_time(&p, &t) || !skip_char(&p, ' ') || !parse_u32(&p, &n) ||
+	    n == 0 || n > MAX_SLICES || MAX_SLICES % n != 0)
+		return 1;
+	for (i = 0; p < end && skip_char(&p, ' '); i++)
+		if (i >= n || !parse_u64(&p, &counts[i]))
+			return 1;
+	if (p != end)
+		return 1;
+	return v->heat ? v->heat(v->heat_arg, t, counts, n) : 0;
 }
 
 static int
@@ -337,6 +373,8 @@ history_line(struct value_ctx *v, const char *p, const char *end)
 		sts = define_frame(v->r, p + 2, end);
 	else if (end - p >= 2 && p[0] == 's' && p[1] == ' ')
 		sts = define_stack(v->r, p + 2, end);
+	else if (end - p >= 2 && p[0] == 'h' && p[1] == ' ')
+		sts = heat_line(v, p + 2, end);
 	else if (p < end && *p >= '0' && *p <= '9')
 		return count_line(v, p, end);
 	if (sts == 1)
@@ -347,9 +385,9 @@ history_line(struct value_ctx *v, const char *p, const char *end)
 int
 history_deliver(struct history_reader *r, const char *text, const char *host,
 		double from, double to, stack_sample_fn fn, void *arg,
-		struct record_counts *c)
+		history_heat_fn heat, void *heat_arg, struct record_counts *c)
 {
-	struct value_ctx	v = { r, host, 0, from, to, 0, fn, arg, c };
+	struct value_ctx	v = { r, host, 0, from, to, 0, fn, arg, heat, heat_arg, c };
 	const char		*p = text, *end;
 	int			sts = 0;
 

@@ -26,15 +26,20 @@ typedef uint64_t (*history_value_fn)(uint64_t count, unsigned hz);
 struct history_reader *history_reader_new(const char *event, history_value_fn value);
 void history_reader_free(struct history_reader *r);
 
+/* One drain's heat map ("h" line): samples per slice of the second (n
+ * slices, slice 0 first) since the drain before, at time t. */
+typedef int (*history_heat_fn)(void *arg, double t, const uint64_t *counts, unsigned n);
+
 /*
- * Read one value: keep its definitions, and hand each count to fn (through
- * records_offer: (from, to] on the value's drain time, counted in *c).  A
- * malformed line, or a count naming an id never defined, is skipped and
- * counted in c->malformed; the rest of the value is still read.  Returns 0
- * or fn's negative result, or -ENOMEM.
+ * Read one value: keep its definitions, hand each count to fn (through
+ * records_offer: (from, to] on the value's drain time, counted in *c) and
+ * each heat line to heat (when not NULL; every one: heat maps clip their
+ * own window).  A malformed line, or a count naming an id never defined,
+ * is skipped and counted in c->malformed; the rest of the value is still
+ * read.  Returns 0, fn's or heat's negative result, or -ENOMEM.
  */
 int history_deliver(struct history_reader *r, const char *text, const char *host,
 		    double from, double to, stack_sample_fn fn, void *arg,
-		    struct record_counts *c);
+		    history_heat_fn heat, void *heat_arg, struct record_counts *c);
 
 #endif /* SOURCE_HISTORY_H */

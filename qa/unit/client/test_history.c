@@ -3,8 +3,9 @@
  * kept across values, counts and explicit µs, the (from, to] range on the
  * drain time, stacks resolved from frame ids, ids up to 2^64-1 and counts
  * past 2^32, a redefined id taking
- * its new meaning, and hostile text (bad headers, numbers that overflow,
- * ids never defined, garbage lines) skipped and counted, never crashing.
+ * its new meaning, heat lines, and hostile text (bad headers, numbers that
+ * overflow, ids never defined, garbage lines) skipped and counted, never
+ * crashing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 struct seen {
 	int	n;
 	char	line[16][200];
+	int	nheat;
+	char	heat[4][200];
 };
 
 static int
@@ -31,6 +34,23 @@ collect(void *arg, const struct stack_sample *s)
 	return 0;
 }
 
+static int
+heat(void *arg, double t, const uint64_t *counts, unsigned n)
+{
+	struct seen	*v = arg;
+	unsigned	i;
+	int		k;
+
+	if (v->nheat < 4) {
+		k = snprintf(v->heat[v->nheat], sizeof(v->heat[0]), "%.6f/%u:", t, n);
+		for (i = 0; i < n && k < 180; i++)
+			k += snprintf(v->heat[v->nheat] + k, sizeof(v->heat[0]) - (size_t)k, "%s%llu",
+				      i ? "," : "", (unsigned long long)counts[i]);
+	}
+	v->nheat++;
+	return 0;
+}
+
 static uint64_t
 samples_us(uint64_t count, unsigned hz)
 {
@@ -43,7 +63,7 @@ deliver(struct history_reader *r, const char *text, struct seen *v, double from,
 	struct record_counts	c = { .first = INFINITY, .last = -INFINITY };
 
 	memset(v, 0, sizeof(*v));
-	CHECK_INT(history_deliver(r, text, "h", from, to, collect, v, &c), 0);
+	CHECK_INT(history_deliver(r, text, "h", from, to, collect, v, heat, v, &c), 0);
 	return c;
 }
 
@@ -169,9 +189,38 @@ test_hostile(void)
 	history_reader_free(r);
 }
 
+/* Heat lines: each to the callback, missing counts are 0, bad ones skipped. */
+static void
+test_heat(void)
+{
+	struct history_reader	*r = history_reader_new("on-cpu", samples_us);
+	struct record_counts	c;
+	struct seen		v;
+
+	c = deliver(r, "drains 2 1733011201.500000 hz 99\n"
+		    "h 1733011200.500000 5 1 0 2\n"
+		    "h 1733011201.500000 5\n"
+		    "h 1733011201.500000 7 1\n"		/* 7 does not divide 1000 */
+		    "h 1733011201.500000 5 1 2 3 4 5 6\n"	/* more counts than slices */
+		    "h 1733011201.5 5 1\n"			/* bad time */
+		    "h 1733011201.500000 0\n"
+		    "h 1733011201.500000 1000 18446744073709551616", &v, -INFINITY, INFINITY);
+	CHECK_INT(v.nheat, 2);
+	CHECK_STR(v.heat[0], "1733011200.500000/5:1,0,2,0,0");
+	CHECK_STR(v.heat[1], "1733011201.500000/5:0,0,0,0,0");
+	CHECK_INT(c.malformed, 5);
+	/* without a callback they are read and dropped */
+	c = (struct record_counts){ 0 };
+	CHECK_INT(history_deliver(r, "drains 1 1.000000 hz 99\nh 1.000000 5 1", "h", -INFINITY,
+				  INFINITY, collect, &v, NULL, NULL, &c), 0);
+	CHECK_INT(c.malformed, 0);
+	history_reader_free(r);
+}
+
 int
 main(void)
 {
+	test_heat();
 	test_values();
 	test_huge_ids();
 	test_hostile();
