@@ -90,6 +90,8 @@ def parse(values):
             elif line.startswith("s "):
                 sid, rest = line[2:].split(" ", 1)
                 stacks[int(sid)] = ";".join(frames[int(f)] for f in rest.split(","))
+            elif line.startswith("h "):
+                continue    # the heat map: the same in every design
             elif line:
                 toks = line.split(" ")
                 for tok in toks[1:]:
