@@ -11,8 +11,16 @@
 #include <string.h>
 #include "records.h"
 
+/* count * 10^6 / hz: a sample stands for one period of the sampling clock */
+static uint64_t
+samples_us(uint64_t count, unsigned hz)
+{
+	return hz ? count * 1000000u / hz : 0;
+}
+
 static const struct event_metrics events[] = {
-	{ "on-cpu", "stackprof.oncpu.stacks", "stackprof.oncpu.record." },
+	{ "on-cpu", "stackprof.oncpu.stacks", "stackprof.oncpu.record.",
+	  "stackprof.oncpu.history", samples_us },
 };
 
 const struct event_metrics *
@@ -202,10 +210,34 @@ record_free(struct record *r)
 		free(r->str[k]);
 }
 
+int
+records_offer(const struct stack_sample *s, double from, double to,
+	      stack_sample_fn fn, void *arg, struct record_counts *c)
+{
+	int	sts;
+
+	if (s->time <= from) {
+		c->before++;
+		return 0;
+	}
+	if (s->time > to) {
+		c->after++;
+		return 0;
+	}
+	if ((sts = fn(arg, s)) == 0) {
+		c->records++;
+		if (s->time < c->first)
+			c->first = s->time;
+		if (s->time > c->last)
+			c->last = s->time;
+	}
+	return sts;
+}
+
 /* Hand one decoded record over; 1 if it lacked what a sample needs. */
 static int
-record_deliver(const struct record *r, const char *host, double t,
-	       stack_sample_fn fn, void *arg)
+record_deliver(const struct record *r, const char *host, double t, double from, double to,
+	       stack_sample_fn fn, void *arg, struct record_counts *c)
 {
 	struct stack_sample	s = {
 		.host = host, .time = t,
@@ -220,7 +252,7 @@ record_deliver(const struct record *r, const char *host, double t,
 		return 1;
 	if (s.process == NULL || s.process[0] == '\0')	/* the thread name is the best we have */
 		s.process = s.thread ? s.thread : "[unknown]";
-	return fn(arg, &s);
+	return records_offer(&s, from, to, fn, arg, c);
 }
 
 static int
@@ -231,27 +263,18 @@ deliver_one(const pmValueSet *const *vset, int numpmid, double t,
 	struct record	r;
 	int		sts;
 
-	if (t <= from) {
-		c->before++;
-		return 0;
-	}
-	if (t > to) {
-		c->after++;
-		return 0;
+	/* outside the range: not worth unpacking */
+	if (t <= from || t > to) {
+		struct stack_sample	s = { .time = t };
+
+		return records_offer(&s, from, to, fn, arg, c);
 	}
 	record_read(&r, vset, numpmid, ids);
-	sts = record_deliver(&r, host, t, fn, arg);
+	sts = record_deliver(&r, host, t, from, to, fn, arg, c);
 	record_free(&r);
 	if (sts == 1) {
 		c->malformed++;
 		return 0;
-	}
-	if (sts == 0) {
-		c->records++;
-		if (t < c->first)
-			c->first = t;
-		if (t > c->last)
-			c->last = t;
 	}
 	return sts;
 }

@@ -26,6 +26,8 @@
 #define WINDOW_EXPIRE_S		60
 /* Records queued for clients that have not fetched them yet. */
 #define EVENT_QUEUE_BYTES	(8u << 20)
+/* History batches kept for clients that have not fetched them yet. */
+#define HISTORY_BYTES		(8u << 20)
 
 static int
 open_sampler(struct agent *a)
@@ -49,6 +51,36 @@ open_sampler(struct agent *a)
 	return 0;
 }
 
+static int
+profiles_new(struct agent *a)
+{
+	int	i;
+
+	for (i = 0; i < NPROFILES; i++) {
+		struct profile	*p = &a->profiles[i];
+
+		p->def = &profile_defs[i];
+		p->events = events_new(p->def->type, EVENT_QUEUE_BYTES);
+		p->history = history_new(p->def->value, HISTORY_BYTES);
+		p->window = window_new(WINDOW_EXPIRE_S);
+		if (!p->events || !p->history || !p->window)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+profiles_free(struct agent *a)
+{
+	int	i;
+
+	for (i = 0; i < NPROFILES; i++) {
+		window_free(a->profiles[i].window);
+		events_free(a->profiles[i].events);
+		history_free(a->profiles[i].history);
+	}
+}
+
 struct agent *
 agent_new(void)
 {
@@ -59,10 +91,8 @@ agent_new(void)
 	a->config.process_regex = strdup("");
 	a->config.pids_text = strdup("");
 	a->filter = proc_filter_new();
-	a->window = window_new(WINDOW_EXPIRE_S);
-	a->oncpu_events = events_new("on-cpu", EVENT_QUEUE_BYTES);
 	if (!a->config.process_regex || !a->config.pids_text || !a->filter ||
-	    !a->window || !a->oncpu_events) {
+	    profiles_new(a) < 0) {
 		agent_free(a);
 		return NULL;
 	}
@@ -107,8 +137,7 @@ agent_free(struct agent *a)
 	if (a->sampler)
 		sampler_close(a->sampler);
 	symbolizer_free(a->symbolizer);
-	window_free(a->window);
-	events_free(a->oncpu_events);
+	profiles_free(a);
 	proc_filter_free(a->filter);
 	free(a->config.process_regex);
 	free(a->config.pids_text);

@@ -2,7 +2,7 @@
  * agent.h - the state of one pmdastackprof process and its parts.
  *
  * main.c owns the one struct agent and hands it to every part: drain.c
- * fills its window and event queue from the sampler, pcp/ serves what is
+ * fills each profile's window, event queue and history from the sampler, pcp/ serves what is
  * there, and controls.c (the control table) is the only code that changes
  * the configuration, through the agent_set_* setters below.
  */
@@ -15,8 +15,7 @@
 #include "sampler/sampler.h"
 #include "symbolizer/symbolize.h"
 #include "control_parse.h"
-#include "events.h"
-#include "window.h"
+#include "profiles.h"
 #include "proc_filter.h"
 
 /* What the PMDA itself measures about its drains. */
@@ -51,8 +50,7 @@ struct agent {
 	struct sampler	*sampler;	/* NULL when BPF could not load */
 	int		sampler_error;	/* -errno of the last failed open */
 	struct symbolizer *symbolizer;
-	struct stack_window *window;
-	struct event_queue *oncpu_events;	/* stackprof.oncpu.stacks */
+	struct profile	profiles[NPROFILES];	/* one per row of profile_defs */
 
 	/* frequency in force during the interval being collected */
 	unsigned	interval_frequency_hz;
