@@ -4,7 +4,9 @@
  *
  * libpcp_pmda's pmdaMain() only waits for pmcd, so, like the logger PMDA,
  * we keep our own loop: poll pmcd's pipe with a timeout that ends at the
- * next drain, answer every PDU as it comes, and drain on time.
+ * next drain, answer every PDU as it comes, and drain on time.  The loop
+ * also takes the sampler's events (execs, exits, the walker's requests)
+ * and loads unwind tables as the worker finishes them.
  *
  * The agent is created here and handed to every part; each control's
  * option comes from the control table (agent/controls.h), and its value
@@ -161,9 +163,10 @@ service_pending(void *arg)
 static void
 serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 {
-	struct pollfd	pfd[2] = {
+	struct pollfd	pfd[3] = {
 		{ .fd = __pmdaInFd(dp), .events = POLLIN },
-		{ .fd = -1, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },		/* exec and unwind events */
+		{ .fd = -1, .events = POLLIN },		/* unwind tables built */
 	};
 	int64_t		last = now_ms();
 
@@ -177,13 +180,16 @@ serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 		if (sym_wait >= 0 && sym_wait < wait)
 			wait = sym_wait;
 		pfd[1].fd = agent_exec_fd(a);	/* changes if BPF is reloaded */
-		n = poll(pfd, 2, wait > 0 ? (int)wait : 0);
+		pfd[2].fd = agent_unwind_fd(a);
+		n = poll(pfd, 3, wait > 0 ? (int)wait : 0);
 		if (n < 0 && errno != EINTR) {
 			pmNotifyErr(LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
 		if (n > 0 && (pfd[1].revents & POLLIN))
 			agent_handle_execs(a);
+		if (n > 0 && (pfd[2].revents & POLLIN))
+			agent_handle_unwind(a);
 		symbolizer_tick(a->symbolizer);
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)

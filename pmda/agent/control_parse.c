@@ -142,6 +142,18 @@ control_check_slots(unsigned slots)
 	return 0;
 }
 
+int
+control_parse_unwind(const char *text, unsigned *mode)
+{
+	if (text != NULL && strcmp(text, "auto") == 0)
+		*mode = SP_UNWIND_AUTO;
+	else if (text != NULL && strcmp(text, "fp") == 0)
+		*mode = SP_UNWIND_FP;
+	else
+		return PM_ERR_BADSTORE;
+	return 0;
+}
+
 void
 control_value_release(struct control_value *v)
 {

@@ -51,4 +51,8 @@ void control_free_regex(struct bounded_regex *re);
 /* Heat map slices: must divide a second into whole milliseconds. */
 int control_check_slots(unsigned slots);
 
+/* How user stacks are walked: "auto" (unwind tables, else frame pointers)
+ * or "fp" (frame pointers only), exactly; *mode gets enum sp_unwind_mode. */
+int control_parse_unwind(const char *text, unsigned *mode);
+
 #endif /* CONTROL_PARSE_H */

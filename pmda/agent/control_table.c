@@ -23,6 +23,12 @@ parse_pids(struct control_value *v)
 	return control_parse_pids(v->text, &v->pids, &v->npids);
 }
 
+static int
+parse_unwind(struct control_value *v)
+{
+	return control_parse_unwind(v->text, &v->u);
+}
+
 const struct control controls[] = {
 	{
 		.name = "enabled", .item = 0, .type = CONTROL_U32,
@@ -68,6 +74,14 @@ const struct control controls[] = {
 		.set = agent_set_heatmap_slots, .field = FIELD(heatmap_slots),
 		.opt = 's', .argname = "N",
 		.doc = "heat map slices of a second",
+	},
+	{
+		.name = "unwind", .item = 6, .type = CONTROL_STRING,
+		.max = 4, .parse = parse_unwind,
+		.bounds = "auto or fp", .def = "auto",
+		.set = agent_set_unwind, .field = FIELD(unwind),
+		.argname = "auto|fp",
+		.doc = "user stacks walked with unwind tables where they exist (auto) or frame pointers only (fp)",
 	},
 };
 

@@ -215,6 +215,8 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 	copy_comm(pcomm, r->key.pcomm);
 	t0 = mono_ns();
 	symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->key.tgid);
+	if (pass->agent->unwinder)
+		unwinder_note_process(pass->agent->unwinder, (pid_t)r->key.tgid);
 	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
 	if (sts == 0)
@@ -353,6 +355,8 @@ drain_run(struct drain *d)
 		pmNotifyErr(LOG_ERR, "drain: out of memory for the history's heat map");
 	history_end(oncpu->history);
 	symbolizer_collect(a->symbolizer);
+	if (a->unwinder)
+		unwinder_collect(a->unwinder);
 	window_publish(oncpu->window, now.tv_sec);
 	/* regex matches are re-resolved so new processes join next interval */
 	agent_refresh_filter(a);

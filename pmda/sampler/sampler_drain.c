@@ -182,6 +182,7 @@ deliver(struct sampler *s, int gen, uint32_t n, sampler_stack_fn fn, void *arg)
 		if (u) {
 			st.user_ips = (const uint64_t *)u->pcs;
 			st.nuser = (int)u->nframes;
+			st.user_end = (enum sp_unwind_end)u->end;
 		} else if (st.key->user_stack >= SP_USTACK_RESERVED) {
 			s->lost_stacks[1] += st.count;
 		}

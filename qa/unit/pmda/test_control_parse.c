@@ -8,7 +8,9 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
+#include <linux/types.h>
 #include "agent/control_parse.h"
+#include "stackprof.h"
 
 static void
 test_uint(void)
@@ -190,6 +192,28 @@ test_regex_and_slots(void)
 	CHECK_INT(control_check_slots(2000), PM_ERR_BADSTORE);
 }
 
+/* auto or fp, exactly: anything else is refused and *mode untouched */
+static void
+test_unwind(void)
+{
+	static const char *const bad[] = {
+		"", "AUTO", "Auto", " auto", "auto ", "fp\n", "frame", "dwarf", "autofp", "f", "0",
+	};
+	unsigned	mode = 77;
+
+	CHECK_INT(control_parse_unwind("auto", &mode), 0);
+	CHECK_INT(mode, SP_UNWIND_AUTO);
+	CHECK_INT(control_parse_unwind("fp", &mode), 0);
+	CHECK_INT(mode, SP_UNWIND_FP);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mode = 77;
+		CHECK_INT(control_parse_unwind(bad[i], &mode), PM_ERR_BADSTORE);
+		CHECK_INT(mode, 77);
+	}
+	CHECK_INT(control_parse_unwind(NULL, &mode), PM_ERR_BADSTORE);
+	CHECK_INT(mode, 77);
+}
+
 int
 main(void)
 {
@@ -198,5 +222,6 @@ main(void)
 	test_regex_and_slots();
 	test_regex_bombs();
 	test_regex_dialect();
+	test_unwind();
 	return unit_report("test_control_parse");
 }
