@@ -169,3 +169,10 @@ sym_cache_bytes(const struct sym_cache *c)
 {
 	return c->bytes;
 }
+
+struct sym_elf *
+sym_cache_next(struct sym_cache *c, struct sym_elf *e)
+{
+	e = e ? e->lru_next : c->lru.lru_next;
+	return e == &c->lru ? NULL : e;
+}
