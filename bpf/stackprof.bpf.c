@@ -3,13 +3,17 @@
  * stackprof.bpf.c - the on-CPU stack sampler of pmdastackprof.
  *
  * sample()       perf_event program on a CPU_CLOCK event of every online CPU:
- *                filter, take kernel and user stack ids, count the sample
- *                under its sp_stack_key in the current generation's hash,
- *                count its wall-clock slice in the heat map.
+ *                filter, take the kernel stack id and the user stack
+ *                (user_stack.bpf.h: unwind tables or frame pointers), count
+ *                the sample under its sp_stack_key in the current
+ *                generation's hash, count its wall-clock slice in the heat map.
  * exec_notify()  sched_process_exec raw tracepoint (raw: needs no tracefs):
  *                pushes the tgid of every exec into a ring buffer so the
  *                PMDA can read the new process's maps (and re-evaluate its
  *                process filter) early.
+ * exit_notify()  sched_process_exit raw tracepoint: when the last thread of
+ *                a process with unwind mappings exits, drops them and tells
+ *                the PMDA through the same ring buffer.
  *
  * Generations: user space drains generation g while this program writes
  * generation g^1.  The program reads `generation` once and adds nothing to
@@ -159,20 +163,7 @@ kernel_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow)
 	return id;
 }
 
-/* Kernel threads have no user stack (the helper fails at once): not a
- * loss, so the task's flags are read only when the helper failed. */
-static __always_inline __s32
-user_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow,
-	   struct task_struct *task)
-{
-	long id = stack_id(ctx, main, overflow, BPF_F_USER_STACK);
-
-	if (id == -EEXIST)
-		stat_inc(SP_STAT_USTACK_COLLISION);
-	else if (id < 0 && !(task->flags & PF_KTHREAD))
-		stat_inc(SP_STAT_USTACK_MISSING);
-	return id;
-}
+#include "user_stack.bpf.h"
 
 static __always_inline void
 count_key(void *counts, struct sp_stack_key *key)
@@ -214,7 +205,7 @@ count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen)
 	key.tgid = pid_tgid >> 32;
 	key.tid = (__u32)pid_tgid;
 	key.kernel_stack_id = kernel_stack(ctx, stacks, overflow);
-	key.user_stack_id = user_stack(ctx, stacks, overflow, task);
+	key.user_stack = take_user_stack(ctx, task, key.tgid, gen);
 	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
 	if (key.tid == key.tgid)	/* the leader: its own name */
 		__builtin_memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
@@ -286,7 +277,15 @@ int exec_notify(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	}
 	e->tgid = bpf_get_current_pid_tgid() >> 32;
-	e->pad = 0;
+	e->kind = SP_EVENT_EXEC;
 	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int exit_notify(struct bpf_raw_tracepoint_args *ctx)
+{
+	(void)ctx;
+	forget_process(bpf_get_current_task_btf());
 	return 0;
 }

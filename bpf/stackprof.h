@@ -23,19 +23,40 @@
 
 /*
  * One aggregation key: samples with equal keys are summed in the kernel.
- * Stack ids index the stack-trace maps of the same generation; a negative id
- * is the -errno bpf_get_stackid() returned (e.g. -EEXIST on a collision in
- * both maps, -EFAULT when there is no stack: a user-mode sample has no
- * kernel stack, a kernel thread no user stack) and is counted in sp_stat
- * unless it is such a legitimately empty stack.
+ * The kernel stack id indexes the stack-trace maps of the same generation;
+ * a negative id is the -errno bpf_get_stackid() returned (e.g. -EEXIST on a
+ * collision in both maps, -EFAULT when there is no stack: a user-mode
+ * sample has no kernel stack) and is counted in sp_stat unless it is such
+ * a legitimately empty stack.  The user stack is the key of its pcs in the
+ * generation's user stack map (struct sp_user_stack), or one of SP_USTACK_*.
  */
 struct sp_stack_key {
 	__u32	tgid;			/* process id */
 	__u32	tid;			/* thread id */
 	__s32	kernel_stack_id;
-	__s32	user_stack_id;
+	__u32	pad;			/* zero */
+	__u64	user_stack;		/* user stack map key, or SP_USTACK_NONE/_LOST */
 	char	comm[SP_COMM_LEN];	/* thread name */
 	char	pcomm[SP_COMM_LEN];	/* process (group leader) name */
+};
+
+/* user_stack values no stored stack has (hashes below are moved up). */
+#define SP_USTACK_NONE		0	/* no user stack: kernel thread, or nothing readable */
+#define SP_USTACK_LOST		1	/* stack not stored (hash collision twice, map
+					   full): the sample is kept, its user stack not */
+#define SP_USTACK_RESERVED	2
+
+/*
+ * One user stack as the kernel stored it: pcs innermost first, nframes of
+ * them; pcs[0] is the interrupted instruction, the others return addresses.
+ * Keyed by a 64-bit hash of the pcs; a stack whose hash is taken by another
+ * stack is stored at a second key, else counted lost (SP_USTACK_LOST), so
+ * two different stacks never share a key.
+ */
+struct sp_user_stack {
+	__u32	nframes;
+	__u32	end;			/* enum sp_unwind_end: why the walk stopped */
+	__u64	pcs[SP_MAX_STACK_DEPTH];
 };
 
 /* Indexes of the per-CPU statistics array; all are cumulative counts. */
@@ -49,7 +70,20 @@ enum sp_stat {
 	SP_STAT_KSTACK_MISSING,		/* kernel stack id other error */
 	SP_STAT_USTACK_MISSING,		/* user stack id other error (not kernel thread) */
 	SP_STAT_EXECS,			/* sched_process_exec events seen */
-	SP_STAT_EXEC_LOST,		/* exec events lost: ring buffer full */
+	SP_STAT_EXEC_LOST,		/* exec (and unwind) events lost: ring buffer full */
+	/* user stack unwinding (appended: the PMDA's metric items map onto these) */
+	SP_STAT_UNWIND_TABLE_FRAMES,	/* frames stepped by an unwind-table row */
+	SP_STAT_UNWIND_FP_FRAMES,	/* frames stepped by the frame pointer */
+	SP_STAT_UNWIND_COMPLETE,	/* stacks walked to their outermost frame */
+	SP_STAT_UNWIND_TRUNC_DEPTH,	/* stacks cut at SP_MAX_STACK_DEPTH frames */
+	SP_STAT_UNWIND_TRUNC_READ,	/* stacks cut: user memory unreadable */
+	SP_STAT_UNWIND_TRUNC_NORULE,	/* stacks cut: no row, and no usable frame pointer */
+	SP_STAT_UNWIND_NO_MAPPING,	/* frames whose pc is in no known mapping */
+	SP_STAT_UNWIND_NO_TABLE,	/* frames in a mapping without a table (yet) */
+	SP_STAT_UNWIND_NO_PROCESS,	/* stacks of processes with no mapping array:
+					   the kernel's frame-pointer walk */
+	SP_STAT_UNWIND_REFRESH,		/* mapping refreshes asked for (dlopen, JIT) */
+	SP_STAT_USTACK_MAP_FULL,	/* user stacks not stored: map full (SP_USTACK_LOST) */
 	SP_STAT_NR
 };
 
@@ -68,10 +102,103 @@ struct sp_heatmap {
 	__u64	slot[SP_HEATMAP_MAX_SLOTS];
 };
 
-/* One exec notification in the ring buffer. */
+/* One notification in the exec ring buffer. */
+enum sp_event_kind {
+	SP_EVENT_EXEC = 0,		/* tgid exec'd */
+	SP_EVENT_MAPS,			/* the walker met a pc in none of tgid's mappings */
+	SP_EVENT_EXIT,			/* the last thread of tgid exited */
+};
 struct sp_exec_event {
 	__u32	tgid;
+	__u32	kind;			/* enum sp_event_kind */
+};
+
+/* ---- user stack unwinding (see "Unwinding" in docs/design.md) ---- */
+
+/* How a row computes the CFA (x86-64). */
+enum sp_cfa_type {
+	SP_CFA_RSP = 0,		/* CFA = RSP + cfa_offset */
+	SP_CFA_RBP,		/* CFA = RBP + cfa_offset */
+	SP_CFA_PLT,		/* PLT stub: CFA = RSP + 8, + 8 more when (RIP & 15) >= 11 */
+	SP_CFA_SIGNAL,		/* signal trampoline (__restore_rt): registers from the
+				   rt_sigframe's ucontext at RSP */
+	SP_CFA_END,		/* outermost frame (RA undefined, e.g. _start): stop here */
+	SP_CFA_NONE,		/* no usable rule (gap, or an expression we do not
+				   model): the walker falls back to frame pointers */
+	/* Added by the CFI compiler, after the agreed six (so their values
+	 * stay): GCC's stack realignment (DRAP, e.g. AVX code) keeps the CFA
+	 * in memory below RBP and the caller's RBP at an RBP-relative slot,
+	 * which SP_CFA_RBP cannot say.  A walker without this case treats it
+	 * as SP_CFA_NONE. */
+	SP_CFA_RBP_DEREF,	/* CFA = *(RBP + cfa_offset); caller's RBP =
+				   *(RBP + rbp_offset), 0 included */
+};
+
+/* unwind_mode: how user stacks are taken. */
+enum sp_unwind_mode {
+	SP_UNWIND_AUTO = 0,	/* tables where they exist, else frame pointers per frame */
+	SP_UNWIND_FP,		/* the kernel's frame-pointer walk only */
+};
+
+/* Why a walk stopped (sp_user_stack.end). */
+enum sp_unwind_end {
+	SP_END_COMPLETE = 0,	/* an SP_CFA_END row, or a zero return address */
+	SP_END_DEPTH,		/* SP_MAX_STACK_DEPTH frames */
+	SP_END_READ,		/* user memory unreadable */
+	SP_END_NORULE,		/* no row and no usable frame pointer */
+	SP_END_FP,		/* the kernel's frame-pointer walk (fp mode, no tables) */
+};
+
+/*
+ * One row of a table, 12 bytes: the rule for the pcs from pc up to the
+ * next row's pc.  pc is relative to the table's base (sp_unwind_table).
+ * The return address is at CFA - 8; the caller's RSP is the CFA.
+ */
+struct sp_unwind_row {
+	__u32	pc;
+	__s32	cfa_offset;		/* CFA = RSP or RBP + cfa_offset */
+	__s16	rbp_offset;		/* caller's RBP at CFA + rbp_offset; 0: unchanged */
+	__u8	cfa_type;		/* enum sp_cfa_type */
+	__u8	pad;
+};
+
+/* Rows live in one array of blocks shared by every table: row i is
+ * block[i / SP_UNWIND_BLOCK_ROWS].row[i % SP_UNWIND_BLOCK_ROWS]. */
+#define SP_UNWIND_BLOCK_ROWS	64
+struct sp_unwind_block {
+	struct sp_unwind_row row[SP_UNWIND_BLOCK_ROWS];
+};
+
+/* The walker's binary search covers this many rows of one table. */
+#define SP_UNWIND_MAX_TABLE_ROWS	(1u << 24)
+
+/* The table directory: table id -> its rows. */
+struct sp_unwind_table {
+	__u64	base;			/* vaddr that row pcs are relative to */
+	__u32	first;			/* index of its first row in the row array */
+	__u32	nrows;			/* 0: no table at this id */
+};
+#define SP_UNWIND_NO_TABLE	0xffffffffu
+
+/* One executable mapping of a process: pcs in [start, start + len) are at
+ * link-time vaddr pc - bias of table `table` (SP_UNWIND_NO_TABLE: frame
+ * pointers).  24 bytes, so that a process fits one 4 KiB allocation. */
+struct sp_unwind_mapping {
+	__u64	start;
+	__u64	bias;
+	__u32	len;
+	__u32	table;
+};
+
+/* A process's executable mappings, sorted by start, not overlapping.
+ * 160 keeps the value (and its hash element) within 4 KiB; a process
+ * with more keeps those with tables (see pmda/unwind/). */
+#define SP_UNWIND_MAX_MAPPINGS	160
+struct sp_unwind_proc {
+	__u32	nmappings;
 	__u32	pad;
+	__u64	refresh_ns;		/* when the walker last asked for a refresh */
+	struct sp_unwind_mapping mapping[SP_UNWIND_MAX_MAPPINGS];
 };
 
 #endif /* STACKPROF_H */

@@ -2,9 +2,10 @@
  * pmflame - flame graphs from pcp-stackprof: live from pmcd hosts, from
  * pmlogger archives over any time range, or from folded stacks.
  *
- *	source (source_folded / source_live / source_archive)
+ *	source (source_folded / source_live / source_archive, one fetch.c)
  *	  -> selection (select.c: --process, --pid, --event, --total, ...)
- *	  -> tree (tree.c) -> emitters (emit_*.c, via the table in output.c)
+ *	     -> trees (tree.c), and heat maps per host (heatmaps.c)
+ *	  -> emitters (emit_*.c, via the format table in output.c)
  *	  -> sink (sink_dir.c, sink_s3.c) + site (site.c)
  *
  * This file only turns the command line into those parts and runs them.
@@ -19,10 +20,12 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include "publish/output.h"
+#include "common/util.h"
+#include "profile/heatmaps.h"
 #include "profile/select.h"
 #include "publish/sink.h"
+#include "publish/site.h"
 #include "source/source.h"
-#include "source/source_heatmap.h"
 
 static pmLongOptions longopts[] = {
 	PMAPI_OPTIONS_HEADER("Sources"),
@@ -44,7 +47,7 @@ static pmLongOptions longopts[] = {
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
 	PMAPI_OPTIONS_HEADER("Output"),
-	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, heatmap (default svg)" },
+	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, pprof, speedscope, grafana, heatmap (default svg)" },
 	{ "output", 1, 'o', "DIR|s3://BUCKET/PREFIX", "write a browsable site there (default: stdout)" },
 	{ "period", 1, 0, "SECONDS", "live: write a profile of every period" },
 	{ "title", 1, 0, "TEXT", "SVG title (default \"Flame Graph\")" },
@@ -248,47 +251,136 @@ on_signal(int sig)
 /* The state the source callbacks need to turn windows into outputs. */
 struct run {
 	struct config		*config;
-	struct selection	*sel;
-	unsigned		written;	/* profiles stored so far */
-	int			failed;
+	struct selection	*sel;		/* flame graphs; the heat maps' filter */
+	struct heatmaps		*heat;		/* NULL: no heat map asked for */
+	bool			flames;		/* some format renders flame trees */
+	bool			live;
+	struct profile		*held;		/* no -o: the run's profiles, written */
+	size_t			nheld;		/* at its end if they make one output */
+	unsigned		written;	/* flame profiles so far */
 	char			err[512];
 };
 
-/* A sample from a pmapi source: the same arg reaches add_sample and write_window. */
+/* A heat map's -E2BIG, said with what to do about it. */
+static int
+heat_status(struct run *r, int sts)
+{
+	if (sts != -E2BIG)
+		return sts;
+	snprintf(r->err, sizeof(r->err), "%s too long for one heat map (at most a day at "
+		 "50 slices): %s", r->live ? "live run" : "time range",
+		 r->live ? "cut it with --period" : "narrow it with -S/-T");
+	return -1;
+}
+
+/* Every record of a window feeds every kind of profile asked for. */
 static int
 add_sample(void *arg, const struct stack_sample *s)
 {
-	return selection_add(((struct run *)arg)->sel, s);
+	struct run	*r = arg;
+	int		sts = 0;
+
+	if (r->flames)
+		sts = selection_add(r->sel, s);
+	if (sts == 0 && r->heat)
+		sts = heat_status(r, heatmaps_add(r->heat, s));
+	return sts;
 }
 
-/* A window ended: take its profiles and write them. */
+/* Records just outside an archive window: the heat map's edge seconds. */
 static int
-write_window(void *arg, const struct window *w)
+add_near(void *arg, const struct stack_sample *s)
 {
 	struct run	*r = arg;
-	struct profile	*p;
-	size_t		n, i;
 
-	if (selection_take(r->sel, &p, &n) < 0) {
+	return heat_status(r, heatmaps_add(r->heat, s));
+}
+
+static int
+add_counters(void *arg, const struct heat_counters *c)
+{
+	struct run	*r = arg;
+
+	return heat_status(r, heatmaps_counters(r->heat, c));
+}
+
+static int
+begin_window(void *arg, const struct window *w)
+{
+	struct run	*r = arg;
+
+	return r->heat ? heat_status(r, heatmaps_begin(r->heat, w)) : 0;
+}
+
+/* A heat map with nothing in it is still written: say so. */
+static void
+warn_empty(const struct profile *p, size_t n)
+{
+	char	from[40], to[40];
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].samples > 0 || p[i].stack_samples > 0)
+			continue;
+		utc_strftime(p[i].start, "%Y-%m-%d %H:%M:%S UTC", from, sizeof(from));
+		utc_strftime(p[i].end, "%Y-%m-%d %H:%M:%S UTC", to, sizeof(to));
+		fprintf(stderr, "%s: warning: %s: no samples from %s to %s; the heat map says so\n",
+			pmGetProgname(), p[i].host, from, to);
+	}
+}
+
+/* The profiles of window w: its flame trees, then its heat maps. */
+static int
+take_window(struct run *r, const struct window *w, struct profile **p, size_t *n)
+{
+	struct profile	*hp = NULL;
+	size_t		hn = 0;
+
+	*p = NULL;
+	*n = 0;
+	if ((r->flames && selection_take(r->sel, w->start, w->end, p, n) < 0) ||
+	    (r->heat && heatmaps_take(r->heat, w, &hp, &hn) < 0) ||
+	    profiles_append(p, n, hp, hn) < 0) {
+		profiles_free(*p, *n);
+		profiles_free(hp, hn);
 		snprintf(r->err, sizeof(r->err), "out of memory building profiles");
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		p[i].start = w->start;
-		p[i].end = w->end;
-	}
-	if (n > 0 && r->config->output && r->config->out.sink == NULL &&
-	    (r->config->out.sink = sink_open(r->config->output, r->err, sizeof(r->err))) == NULL) {
-		profiles_free(p, n);
-		return -1;
-	}
-	if (n > 0 && output_write(&r->config->out, p, n, r->err, sizeof(r->err)) < 0) {
-		profiles_free(p, n);
-		return -1;
-	}
-	r->written += (unsigned)n;
-	profiles_free(p, n);
+	r->written += (unsigned)(*n - hn);	/* flame graphs */
+	warn_empty(*p + *n - hn, hn);
+	free(hp);
 	return 0;
+}
+
+/* A window ended: write its profiles (without -o, keep them for the end). */
+static int
+end_window(void *arg, const struct window *w)
+{
+	struct run	*r = arg;
+	struct output_context *out = &r->config->out;
+	struct profile	*p;
+	size_t		n;
+	int		sts = 0;
+
+	if (take_window(r, w, &p, &n) < 0)
+		return -1;
+	if (r->config->output == NULL) {
+		if (profiles_append(&r->held, &r->nheld, p, n) < 0) {
+			profiles_free(p, n);
+			snprintf(r->err, sizeof(r->err), "out of memory");
+			return -1;
+		}
+		free(p);
+		return 0;
+	}
+	if (n > 0 && out->sink == NULL &&
+	    (out->sink = sink_open(r->config->output, &site_index_merge, r->err,
+				   sizeof(r->err))) == NULL)
+		sts = -1;
+	if (sts == 0 && n > 0)
+		sts = output_write(out, p, n, r->err, sizeof(r->err));
+	profiles_free(p, n);
+	return sts;
 }
 
 static int
@@ -321,7 +413,7 @@ run_folded(struct config *c, struct run *r)
 			 c->select.process ? " of the selected processes" : "");
 		return -1;
 	}
-	return write_window(r, &w);
+	return end_window(r, &w);
 }
 
 /*
@@ -335,13 +427,30 @@ open_output(void *arg, char *err, size_t errlen)
 
 	if (r->config->output == NULL)
 		return 0;
-	r->config->out.sink = sink_open(r->config->output, err, errlen);
+	r->config->out.sink = sink_open(r->config->output, &site_index_merge, err, errlen);
 	return r->config->out.sink ? 0 : -1;
+}
+
+/* What the pmapi sources hand over, and to which callbacks. */
+static struct source_consumer
+consumer(struct run *r)
+{
+	struct source_consumer	c = {
+		.sample = add_sample, .begin = begin_window, .end = end_window, .arg = r,
+	};
+
+	if (r->heat != NULL) {
+		c.counters = add_counters;
+		c.near = add_near;
+		c.stacks_optional = !r->flames;
+	}
+	return c;
 }
 
 static int
 run_live(struct config *c, struct run *r, const struct event_metrics *m)
 {
+	struct source_consumer	sc = consumer(r);
 	struct live_options	lo = {
 		.hosts = opts.hosts, .nhosts = opts.nhosts,
 		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
@@ -352,20 +461,14 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 	if (lo.interval <= 0)
 		lo.interval = 1.0;
 	c->out.source = "pmcd";
-	if (source_live_run(&lo, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
-		return -1;
-	if (r->written == 0) {
-		snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
-			 "(is stackprof.control.enabled 1?)",
-			 c->select.process || c->select.npids ? " of the selected processes" : "");
-		return -1;
-	}
-	return 0;
+	r->live = true;
+	return source_live_run(&lo, &sc, r->err, sizeof(r->err));
 }
 
 static int
 run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 {
+	struct source_consumer	sc = consumer(r);
 	struct archive_options	ao = {
 		.archives = opts.archives, .narchives = opts.narchives,
 		.start = opts.start_optarg, .finish = opts.finish_optarg,
@@ -374,60 +477,43 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
-	if (source_archive_read(&ao, add_sample, write_window, r, r->err, sizeof(r->err)) < 0)
-		return -1;
-	if (r->written == 0) {
-		snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",
-			 c->select.process || c->select.npids ? " for the selected processes" : "");
+	return source_archive_read(&ao, &sc, r->err, sizeof(r->err));
+}
+
+/* After the run: no flame graph at all is an error; without -o, the one
+ * output goes to stdout now. */
+static int
+finish_run(struct config *c, struct run *r)
+{
+	bool	selected = c->select.process || c->select.npids;
+
+	if (r->flames && r->written == 0 && !c->input) {
+		if (opts.narchives > 0)
+			snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",
+				 selected ? " for the selected processes" : "");
+		else
+			snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
+				 "(is stackprof.control.enabled 1?)",
+				 selected ? " of the selected processes" : "");
 		return -1;
 	}
+	if (c->output == NULL && r->nheld > 0)
+		return output_write(&c->out, r->held, r->nheld, r->err, sizeof(r->err));
 	return 0;
 }
 
-/* --format heatmap: its own pipeline (client/source/source_heatmap.c) over the
- * same archives or hosts, sink and selection. */
+/* What --format asks for that the source cannot give, said before any work. */
 static int
-run_heatmap(struct config *c, struct run *r, const struct event_metrics *m)
+formats_check(struct config *c, bool heat)
 {
-	struct heatmap_run_options	o = {
-		.archives = opts.archives, .narchives = opts.narchives,
-		.start = opts.start_optarg, .finish = opts.finish_optarg,
-		.align = opts.align_optarg, .origin = opts.origin_optarg,
-		.timezone = opts.timezone, .hostzone = opts.tzflag,
-		.hosts = opts.hosts, .nhosts = opts.nhosts,
-		.interval = opts.interval.tv_sec + opts.interval.tv_usec / 1e6,
-		.duration = c->duration, .metrics = m,
-		.filter = c->select.process || c->select.npids ? r->sel : NULL,
-		.output = c->output, .sink = &c->out.sink,
-		.title = c->out.emit.title, .width = c->out.emit.width,
-	};
-
-	/* emit_options_default's title names a flame graph */
-	if (o.title && strcmp(o.title, "Flame Graph") == 0)
-		o.title = NULL;
-	return heatmap_run(&o, r->err, sizeof(r->err));
-}
-
-/* Take "heatmap" out of --format; refuse what it cannot be combined with. */
-static int
-heatmap_wanted(struct config *c, char **rest, bool *heat)
-{
-	*heat = c->formats && heatmap_format_take(c->formats, rest);
-	if (!*heat)
-		return 0;
-	if (c->input)
+	if (heat && c->input)
 		fprintf(stderr, "%s: --format heatmap needs -a or -h: folded stacks have no times\n",
 			pmGetProgname());
-	else if (opts.narchives == 0 && (*rest || c->period > 0))
-		fprintf(stderr, "%s: live --format heatmap takes no other format and no --period\n",
-			pmGetProgname());
-	else if (*rest && c->output == NULL)
-		fprintf(stderr, "%s: --format heatmap with other formats: give -o DIR\n",
-			pmGetProgname());
+	else if (!c->input && c->output == NULL && c->out.nformats > 1)
+		fprintf(stderr, "%s: %zu formats: give -o DIR to write them all\n",
+			pmGetProgname(), c->out.nformats);
 	else
 		return 0;
-	free(*rest);
-	*rest = NULL;
 	return -1;
 }
 
@@ -436,44 +522,49 @@ run(struct config *c)
 {
 	const struct event_metrics	*m = NULL;
 	struct run			r = { .config = c };
-	char				err[512], *rest = NULL;
-	bool				heat;
+	char				err[512];
 	int				sts;
 
-	if (heatmap_wanted(c, &rest, &heat) < 0)
-		return 1;
 	if (c->select.event == NULL)
 		c->select.event = "on-cpu";
+	c->out.emit.event = c->select.event;	/* the units pprof & co. name */
 	if (!c->input && (m = event_metrics_find(c->select.event)) == NULL) {
 		fprintf(stderr, "%s: --event %s: stackprof exports no such event (known: on-cpu)\n",
 			pmGetProgname(), c->select.event);
 		return 1;
 	}
-	if ((!heat || rest) &&
-	    output_formats_parse(heat ? rest : c->formats ? c->formats : "svg", c->out.formats,
+	if (output_formats_parse(c->formats ? c->formats : "svg", c->out.formats,
 				 &c->out.nformats, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
-		free(rest);
 		return 1;
 	}
-	free(rest);
+	if (formats_check(c, output_wants(&c->out, PROFILE_HEATMAP)) < 0)
+		return 1;
 	if ((r.sel = selection_new(&c->select, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);
+		return 1;
+	}
+	r.flames = output_wants(&c->out, PROFILE_FLAME);
+	c->out.filtered = c->select.process || c->select.npids;
+	if (output_wants(&c->out, PROFILE_HEATMAP) &&
+	    (r.heat = heatmaps_new(c->out.filtered ? r.sel : NULL)) == NULL) {
+		fprintf(stderr, "%s: out of memory\n", pmGetProgname());
 		selection_free(r.sel);
 		return 1;
 	}
-	sts = heat ? run_heatmap(c, &r, m) : 0;
-	if (sts < 0 || (heat && c->out.nformats == 0))
-		;	/* the heat map was all that was asked for, or it failed */
-	else if (c->input)
+	if (c->input)
 		sts = run_folded(c, &r);
 	else if (opts.narchives > 0)
 		sts = run_archives(c, &r, m);
 	else
 		sts = run_live(c, &r, m);
+	if (sts == 0)
+		sts = finish_run(c, &r);
 	if (sts < 0)
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), r.err);
 	sink_close(c->out.sink);
+	profiles_free(r.held, r.nheld);
+	heatmaps_free(r.heat);
 	selection_free(r.sel);
 	return sts < 0 ? 1 : 0;
 }
@@ -490,7 +581,7 @@ main(int argc, char **argv)
 	if ((sts = parse_args(argc, argv, &c)) != 0)
 		return sts < 0 ? 1 : 0;
 	if (c.flush) {
-		sts = sink_s3_flush_spool(err, sizeof(err));
+		sts = sink_s3_flush_spool(&site_index_merge, err, sizeof(err));
 		if (sts < 0) {
 			fprintf(stderr, "%s: --flush: %s\n", pmGetProgname(), err);
 			return 1;

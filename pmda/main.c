@@ -5,6 +5,11 @@
  * libpcp_pmda's pmdaMain() only waits for pmcd, so, like the logger PMDA,
  * we keep our own loop: poll pmcd's pipe with a timeout that ends at the
  * next drain, answer every PDU as it comes, and drain on time.
+ *
+ * The agent is created here and handed to every part; each control's
+ * option comes from the control table (agent/controls.h), and its value
+ * from, in increasing precedence: the table's default, the command line,
+ * the state file (what was stored with pmstore before a restart).
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,30 +21,14 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "agent/agent.h"
-#include "agent/control_parse.h"
+#include "agent/controls.h"
 #include "agent/drain.h"
 #include "pcp/metrics.h"
 #include "domain.h"
 
+#define STATE_FILE	"stackprof.state"
+
 static volatile sig_atomic_t	quit;
-static pmdaInterface		*dispatch_for_drain;
-
-static pmLongOptions longopts[] = {
-	PMDA_OPTIONS_HEADER("Options"),
-	PMOPT_DEBUG,
-	PMDAOPT_DOMAIN,
-	PMDAOPT_LOGFILE,
-	{ "frequency", 1, 'F', "HZ", "per-CPU sampling rate [default 99]" },
-	{ "interval", 1, 'I', "MS", "drain interval in milliseconds [default 1000]" },
-	{ "slots", 1, 's', "N", "heat map slices of a second [default 50]" },
-	PMOPT_HELP,
-	PMDA_OPTIONS_END
-};
-
-static pmdaOptions opts = {
-	.short_options = "D:d:l:F:I:s:?",
-	.long_options = longopts,
-};
 
 static void
 on_signal(int sig)
@@ -57,33 +46,82 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* "per-CPU sampling rate in Hz, 1..1000 [default 99]" */
+static char *
+usage_line(const struct control *c)
+{
+	char		buf[64], *line;
+	const char	*bounds = control_bounds(c, buf, sizeof(buf));
+	size_t		len = strlen(c->doc) + strlen(bounds) + strlen(control_default_doc(c)) + 16;
+
+	if ((line = malloc(len)) != NULL)
+		pmsprintf(line, len, "%s, %s [default %s]", c->doc, bounds, control_default_doc(c));
+	return line;
+}
+
+/* The PMDA's standard options, then one per control. */
+static void
+build_options(pmdaOptions *opts, pmLongOptions *longopts, char *shortopts)
+{
+	static const pmLongOptions	head[] = {
+		PMDA_OPTIONS_HEADER("Options"), PMOPT_DEBUG, PMDAOPT_DOMAIN, PMDAOPT_LOGFILE,
+	};
+	static const pmLongOptions	tail[] = { PMOPT_HELP, PMDA_OPTIONS_END };
+	size_t				i, n = 0, s;
+
+	strcpy(shortopts, "D:d:l:");
+	s = strlen(shortopts);
+	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+		longopts[n++] = head[i];
+	for (i = 0; i < ncontrols; i++) {
+		const struct control	*c = &controls[i];
+
+		longopts[n++] = (pmLongOptions){ c->name, 1, c->opt, c->argname, usage_line(c) };
+		if (c->opt) {
+			shortopts[s++] = c->opt;
+			shortopts[s++] = ':';
+		}
+	}
+	shortopts[s++] = '?';
+	shortopts[s] = '\0';
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
+		longopts[n++] = tail[i];
+	opts->short_options = shortopts;
+	opts->long_options = longopts;
+}
+
+/* The control an option letter (or, for a long-only option, its index) names. */
+static const struct control *
+control_of_option(const pmdaOptions *opts, int c)
+{
+	size_t	i;
+
+	for (i = 0; i < ncontrols; i++)
+		if (c != 0 ? controls[i].opt == c :
+		    strcmp(controls[i].name, opts->long_options[opts->index].long_opt) == 0)
+			return &controls[i];
+	return NULL;
+}
+
 /* Options beyond the standard PMDA ones set the starting configuration. */
 static void
-parse_options(int argc, char **argv, pmdaInterface *dp)
+parse_options(int argc, char **argv, pmdaInterface *dp, struct agent *a)
 {
-	unsigned	v;
-	int		c;
+	static pmLongOptions	longopts[16 + 64];
+	static char		shortopts[16 + 2 * 64];
+	static pmdaOptions	opts;
+	const struct control	*ctl;
+	char			bounds[64];
+	int			c;
 
+	build_options(&opts, longopts, shortopts);
 	while ((c = pmdaGetOptions(argc, argv, &opts, dp)) != EOF) {
-		switch (c) {
-		case 'F':
-			if (control_parse_uint(opts.optarg, AGENT_FREQ_MIN, AGENT_FREQ_MAX, &v) < 0)
-				pmprintf("%s: bad -F %s (1..1000)\n", pmGetProgname(), opts.optarg), opts.errors++;
-			else
-				agent.frequency_hz = v;
-			break;
-		case 'I':
-			if (control_parse_uint(opts.optarg, AGENT_INTERVAL_MIN, AGENT_INTERVAL_MAX, &v) < 0)
-				pmprintf("%s: bad -I %s (100..60000)\n", pmGetProgname(), opts.optarg), opts.errors++;
-			else
-				agent.interval_ms = v;
-			break;
-		case 's':
-			if (control_parse_uint(opts.optarg, 1, 1000, &v) < 0 || control_check_slots(v) < 0)
-				pmprintf("%s: bad -s %s (divisor of 1000)\n", pmGetProgname(), opts.optarg), opts.errors++;
-			else
-				agent.heatmap_slots = v;
-			break;
+		if ((ctl = control_of_option(&opts, c)) == NULL)
+			continue;
+		if (control_set_text(a, ctl, opts.optarg) < 0) {
+			pmprintf("%s: bad --%s '%s': must be %s\n", pmGetProgname(), ctl->name,
+				 opts.optarg, control_bounds(ctl, bounds, sizeof(bounds)));
+			opts.errors++;
 		}
 	}
 	if (opts.errors) {
@@ -94,14 +132,15 @@ parse_options(int argc, char **argv, pmdaInterface *dp)
 
 /* Answer the PDUs pmcd has already sent (called during long drains). */
 static void
-service_pending(void)
+service_pending(void *arg)
 {
-	struct pollfd	pfd = { .fd = __pmdaInFd(dispatch_for_drain), .events = POLLIN };
+	pmdaInterface	*dp = arg;
+	struct pollfd	pfd = { .fd = __pmdaInFd(dp), .events = POLLIN };
 
 	while (!quit && poll(&pfd, 1, 0) > 0) {
 		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
 			break;
-		if (__pmdaMainPDU(dispatch_for_drain) < 0) {
+		if (__pmdaMainPDU(dp) < 0) {
 			quit = 1;	/* pmcd has gone: finish the drain, then exit */
 			break;
 		}
@@ -113,7 +152,7 @@ service_pending(void)
  * one each time round, so a store into stackprof.control.interval takes
  * effect at once. */
 static void
-serve(pmdaInterface *dp)
+serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 {
 	struct pollfd	pfd[2] = {
 		{ .fd = __pmdaInFd(dp), .events = POLLIN },
@@ -122,65 +161,80 @@ serve(pmdaInterface *dp)
 	int64_t		last = now_ms();
 
 	while (!quit) {
-		int64_t	wait = last + agent.interval_ms - now_ms();
-		int	sym_wait = symbolizer_timeout_ms(agent.symbolizer);
+		int64_t	interval = a->config.interval_ms;
+		int64_t	wait = last + interval - now_ms();
+		int	sym_wait = symbolizer_timeout_ms(a->symbolizer);
 		int	n;
 
 		/* a young process's maps are re-read until its libraries appear */
 		if (sym_wait >= 0 && sym_wait < wait)
 			wait = sym_wait;
-		pfd[1].fd = agent_exec_fd();	/* changes if BPF is reloaded */
+		pfd[1].fd = agent_exec_fd(a);	/* changes if BPF is reloaded */
 		n = poll(pfd, 2, wait > 0 ? (int)wait : 0);
 		if (n < 0 && errno != EINTR) {
 			pmNotifyErr(LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
 		if (n > 0 && (pfd[1].revents & POLLIN))
-			agent_handle_execs();
-		symbolizer_tick(agent.symbolizer);
+			agent_handle_execs(a);
+		symbolizer_tick(a->symbolizer);
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
 			break;	/* pmcd closed the pipe: it restarts us */
-		if (now_ms() - last >= agent.interval_ms) {
+		interval = a->config.interval_ms;	/* a store may have changed it */
+		if (now_ms() - last >= interval) {
 			/* on schedule, unless we fell a whole interval behind */
-			last = now_ms() - last >= 2 * (int64_t)agent.interval_ms ?
-				now_ms() : last + agent.interval_ms;
-			drain_run();
-			metrics_refresh_processes();
+			last = now_ms() - last >= 2 * interval ? now_ms() : last + interval;
+			drain_run(d);
+			metrics_after_drain(dp);
 		}
 	}
+}
+
+static void
+fail(const char *what)
+{
+	pmNotifyErr(LOG_ERR, "out of memory at start-up (%s)", what);
+	exit(1);
 }
 
 int
 main(int argc, char **argv)
 {
-	static char	helppath[MAXPATHLEN];
+	static char	helppath[MAXPATHLEN], statepath[MAXPATHLEN];
 	pmdaInterface	dispatch;
+	struct agent	*a;
+	struct drain	*d;
 
 	pmSetProgname(argv[0]);
 	pmsprintf(helppath, sizeof(helppath), "%s/stackprof/help", pmGetConfig("PCP_PMDAS_DIR"));
+	pmsprintf(statepath, sizeof(statepath), "%s/stackprof/" STATE_FILE,
+		  pmGetConfig("PCP_PMDAS_DIR"));
 	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, pmGetProgname(), STACKPROF,
 		   "stackprof.log", helppath);
-	parse_options(argc, argv, &dispatch);
+	if ((a = agent_new()) == NULL || controls_reset(a) < 0) {
+		fprintf(stderr, "%s: out of memory\n", pmGetProgname());
+		exit(1);
+	}
+	parse_options(argc, argv, &dispatch, a);
 
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	pmdaOpenLog(&dispatch);
-	if (agent_init() < 0) {
-		pmNotifyErr(LOG_ERR, "out of memory at start-up");
-		exit(1);
-	}
-	metrics_init(&dispatch);
+	controls_load(a, statepath);
+	if ((d = drain_new(a)) == NULL)
+		fail("drain");
+	if (metrics_init(&dispatch, a) < 0)
+		fail("metric tables");
 	/* before pmdaConnect: pmcd's first request waits in the pipe meanwhile */
-	if (agent_start() < 0) {
-		pmNotifyErr(LOG_ERR, "out of memory at start-up");
-		exit(1);
-	}
+	if (agent_start(a, true) < 0)
+		fail("symbolizer");
 	pmdaConnect(&dispatch);
-	dispatch_for_drain = &dispatch;
-	drain_set_service(service_pending);
-	serve(&dispatch);
-	agent_shutdown();
+	drain_set_service(d, service_pending, &dispatch);
+	serve(&dispatch, a, d);
+	drain_free(d);
+	metrics_free(&dispatch);
+	agent_free(a);
 	return 0;
 }

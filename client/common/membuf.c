@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include "array.h"
 #include "membuf.h"
 
 void
@@ -33,23 +35,12 @@ membuf_reset(struct membuf *b)
 static int
 membuf_reserve(struct membuf *b, size_t extra)
 {
-	size_t	need, cap;
-	char	*p;
-
 	if (b->failed)
 		return -1;
-	need = b->len + extra + 1;
-	if (need <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	if ((p = realloc(b->data, cap)) == NULL) {
+	if (extra > SIZE_MAX - b->len - 1 || array_reserve(&b->data, &b->cap, b->len + extra + 1) < 0) {
 		b->failed = 1;
 		return -1;
 	}
-	b->data = p;
-	b->cap = cap;
 	return 0;
 }
 

@@ -1,11 +1,13 @@
 /*
- * sample.h - one aggregated stack, as every source (folded file, pmcd,
- * archive) hands it to the selection.  Strings belong to the source and
- * live only for the duration of the callback.
+ * sample.h - what every source (folded file, pmcd, archive) hands to the
+ * profiles it feeds: aggregated stacks, the heat map's counters, and the
+ * windows that say when an output is complete.  Strings belong to the
+ * source and live only for the duration of the callback.
  */
 #ifndef SAMPLE_H
 #define SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct stack_sample {
@@ -20,7 +22,35 @@ struct stack_sample {
 	double		time;		/* record timestamp (s since epoch), 0 if none */
 };
 
-/* Returns 0 to go on, or a negative errno to stop the source. */
+/* Returns 0 to go on, or a negative errno (or -1 with a message where the
+ * caller gave a buffer) to stop the source. */
 typedef int (*stack_sample_fn)(void *arg, const struct stack_sample *s);
+
+/*
+ * One fetch of stackprof.heatmap.oncpu: the cumulative samples of each
+ * slice of the wall-clock second, as the PMDA counted them at time.
+ */
+struct heat_counters {
+	const char	*host;
+	double		time;		/* the fetch's timestamp */
+	const uint64_t	*values;	/* slice 0 (start of the second) first */
+	unsigned	n;		/* slices */
+	double		drain;		/* seconds one stack record covers
+					 * (stackprof.control.interval) */
+	bool		restart;	/* a new series (an archive's first fetch, or
+					 * before its window): a baseline, no delta */
+};
+typedef int (*heat_counters_fn)(void *arg, const struct heat_counters *c);
+
+/*
+ * What one output covers.  A live source opens a window at the start and
+ * after every --period, for all its hosts; an archive source one per host,
+ * over the requested range (end is INFINITY while a live window is open).
+ */
+struct window {
+	const char	*host;		/* NULL: all hosts of the source */
+	double		start, end;	/* seconds since the epoch */
+};
+typedef int (*window_fn)(void *arg, const struct window *w);
 
 #endif /* SAMPLE_H */

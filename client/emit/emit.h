@@ -18,6 +18,7 @@ struct emit_options {
 	double		minwidth;	/* omit frames narrower than this (pixels), default 0.1 */
 	bool		inverted;	/* icicle graph: root at the top */
 	const char	*count_name;	/* default "samples" */
+	const char	*event;		/* --event, what values measure: default "on-cpu" */
 };
 
 void emit_options_default(struct emit_options *o);

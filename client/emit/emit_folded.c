@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "emit.h"
 
 struct folded_lines {
@@ -33,15 +34,8 @@ append_frame(struct membuf *path, const char *name)
 static int
 add_line(struct folded_lines *l, const struct membuf *path, uint64_t count)
 {
-	if (l->count == l->cap) {
-		size_t	cap = l->cap ? l->cap * 2 : 1024;
-		size_t	*p = realloc(l->offsets, cap * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		l->offsets = p;
-		l->cap = cap;
-	}
+	if (array_reserve(&l->offsets, &l->cap, l->count + 1) < 0)
+		return -ENOMEM;
 	l->offsets[l->count++] = l->text.len;
 	membuf_append(&l->text, path->data, path->len);
 	membuf_printf(&l->text, " %" PRIu64, count);

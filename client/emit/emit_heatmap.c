@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "colour.h"
 #include "emit.h"
 #include "emit_heatmap.h"
 #include "heatmap_png.h"
@@ -162,6 +163,32 @@ put_b36(struct membuf *out, uint64_t v)
 	membuf_append(out, buf + i, sizeof(buf) - i);
 }
 
+static void
+put_colour(struct membuf *out, char type, const char *name)
+{
+	struct rgb	c = frame_colour(type, name);
+
+	membuf_printf(out, "%02x%02x%02x", c.r, c.g, c.b);
+}
+
+/* The flame graph's colour of each frame (colour.c), "rrggbb" in frame
+ * order, and of the "all" frame, so both graphs draw a function alike. */
+static void
+colours_text(const struct heatmap *hm, struct membuf *out)
+{
+	size_t	i;
+
+	membuf_puts(out, "<sp:colours all=\"");
+	put_colour(out, 'H', "all");
+	membuf_puts(out, "\">");
+	for (i = 0; i < heatmap_nframes(hm); i++) {
+		if (i)
+			membuf_puts(out, " ");
+		put_colour(out, heatmap_frame_type(hm, i), heatmap_frame(hm, i));
+	}
+	membuf_puts(out, "</sp:colours>\n");
+}
+
 /*
  * Frames as <sp:f> elements (escaped text); the trie as one "d.f" per node
  * (d = node - parent, f = frame, base 36); per column the sorted stack
@@ -175,12 +202,14 @@ stacks_text(const struct heatmap *hm, struct membuf *out)
 	uint32_t	prev;
 
 	membuf_puts(out, "<sp:frames>");
-	for (i = 0; i < hm->nframes; i++) {
+	for (i = 0; i < heatmap_nframes(hm); i++) {
 		membuf_puts(out, "<sp:f>");
-		xml_escape(out, hm->frames[i]);
+		xml_escape(out, heatmap_frame(hm, i));
 		membuf_puts(out, "</sp:f>");
 	}
-	membuf_puts(out, "</sp:frames>\n<sp:nodes>");
+	membuf_puts(out, "</sp:frames>\n");
+	colours_text(hm, out);
+	membuf_puts(out, "<sp:nodes>");
 	for (i = 1; i < hm->nnodes; i++) {
 		if (i > 1)
 			membuf_puts(out, " ");

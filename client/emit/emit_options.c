@@ -15,4 +15,5 @@ emit_options_default(struct emit_options *o)
 	o->minwidth = 0.1;
 	o->inverted = false;
 	o->count_name = "samples";
+	o->event = "on-cpu";
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "colour.h"
 #include "svg_script.h"
 
 #define FRAME_HEIGHT	16
@@ -39,44 +40,6 @@ struct svg_layout {
 	unsigned	top, bottom;	/* padding for title and for details */
 	unsigned	all_frame;	/* 1 if an "all" frame is drawn under the roots */
 };
-
-struct rgb {
-	unsigned	r, g, b;
-};
-
-/* Base colour and spread per DeepFlow type letter. */
-static const struct {
-	char		type;
-	struct rgb	base, spread;
-} palette[] = {
-	{ 'A', { 200,  40,  20 }, {  55,  70,  50 } },	/* application: reds */
-	{ 'K', { 220, 130,   0 }, {  35,  50,  40 } },	/* kernel: orange */
-	{ 'L', { 190, 190,  40 }, {  50,  50,  40 } },	/* shared library: yellow */
-	{ 'C', {  50, 160,  50 }, {  60,  60,  50 } },	/* CUDA driver: green */
-	{ '?', {  50, 170, 170 }, {  60,  60,  60 } },	/* JIT / unresolved: aqua */
-	{ 'T', { 120, 120, 205 }, {  50,  50,  50 } },	/* thread: blue */
-	{ 'P', { 140, 110, 200 }, {  50,  50,  55 } },	/* process: purple */
-	{ 'H', { 150, 150, 170 }, {  40,  40,  40 } },	/* host / all: grey */
-	{ 'O', { 210, 110, 160 }, {  40,  60,  60 } },	/* memory object: pink */
-};
-
-static struct rgb
-frame_colour(char type, const char *name)
-{
-	uint32_t	h = 2166136261u;	/* FNV-1a: stable across runs */
-	size_t		i, p = 0;
-	struct rgb	c;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	for (i = 0; i < sizeof(palette) / sizeof(palette[0]); i++)
-		if (palette[i].type == type)
-			p = i;
-	c.r = palette[p].base.r + palette[p].spread.r * (h & 0xff) / 255;
-	c.g = palette[p].base.g + palette[p].spread.g * ((h >> 8) & 0xff) / 255;
-	c.b = palette[p].base.b + palette[p].spread.b * ((h >> 16) & 0xff) / 255;
-	return c;
-}
 
 static void
 compute_layout(const struct flame_tree *t, const struct emit_options *o,

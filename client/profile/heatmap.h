@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "common/hash.h"
+#include "common/intern.h"
 
 /* Bound on rows x columns, so a bogus timestamp cannot allocate gigabytes:
  * one day at 50 slices, or an hour at 1000. */
@@ -50,21 +52,19 @@ struct heatmap {
 	uint8_t		*covered;	/* per cell: some delta covered it */
 	struct heatmap_column_stacks *stacks;	/* ncols */
 
-	/* frame names, interned */
-	char		**frames;
-	size_t		nframes, frames_cap;
-	uint32_t	*frame_hash;	/* open addressing: frame index + 1, 0 = empty */
-	size_t		frame_hash_cap;
+	/* frame names, interned once whatever their place in a stack, and the
+	 * DeepFlow type of each where it first appeared (for its colour) */
+	struct intern	frames;
+	char		*frame_types;
+	size_t		frame_types_cap;
 
 	struct heatmap_node *nodes;	/* nodes[0] is the virtual root */
 	size_t		nnodes, nodes_cap;
-	uint32_t	*node_hash;	/* open addressing over (parent, frame) */
-	size_t		node_hash_cap;
+	struct hash_table node_index;	/* (parent, frame) -> node */
 
 	/* whole stacks seen before -> their node: most records repeat a stack
 	 * of an earlier second, and one lookup beats one per frame */
-	struct heatmap_stack_slot { uint64_t hash; uint32_t node; } *stack_cache;
-	size_t		stack_cache_cap, stack_cache_used;
+	struct hash_table stack_cache;	/* hash of the stack's text -> node */
 	char		*join;		/* scratch: a path joined for hashing */
 	size_t		join_cap;
 
@@ -77,6 +77,7 @@ struct heatmap {
 	double		prev_t;
 	unsigned	prev_n;
 	uint64_t	*prev;
+	size_t		prev_cap;
 
 	/* what could not be used, for the user's information */
 	size_t		resets;		/* counter went backwards or slice count changed */
@@ -130,6 +131,25 @@ int heatmap_add_folded(struct heatmap *hm, int64_t sec, const char *frames, uint
 
 /* Sort and merge each column's stack entries; call before reading them. */
 void heatmap_finish(struct heatmap *hm);
+
+static inline size_t
+heatmap_nframes(const struct heatmap *hm)
+{
+	return hm->frames.count;
+}
+
+static inline const char *
+heatmap_frame(const struct heatmap *hm, size_t i)
+{
+	return intern_name(&hm->frames, (uint32_t)i);
+}
+
+/* DeepFlow's type letter of frame i (tree.h's function_type). */
+static inline char
+heatmap_frame_type(const struct heatmap *hm, size_t i)
+{
+	return hm->frame_types[i];
+}
 
 static inline uint64_t
 heatmap_cell(const struct heatmap *hm, size_t col, unsigned row)

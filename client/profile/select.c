@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
+#include "heatmap.h"
 #include "select.h"
+#include "stack_path.h"
 
 struct group {
 	char		*host;
@@ -31,11 +34,7 @@ struct selection {
 	size_t		ngroups, cap;
 	size_t		last;		/* cache: consecutive samples share a group */
 	uint64_t	samples;
-	/* scratch for splitting a stack into a path */
-	char		*buf;
-	size_t		buflen;
-	const char	**path;
-	size_t		pathcap;
+	struct stack_path path;		/* scratch: a sample split */
 };
 
 struct selection *
@@ -93,8 +92,7 @@ selection_free(struct selection *sel)
 	free(sel->groups);
 	if (sel->have_re)
 		regfree(&sel->re);
-	free(sel->buf);
-	free(sel->path);
+	stack_path_free(&sel->path);
 	free(sel);
 }
 
@@ -148,15 +146,8 @@ add_group(struct selection *sel, const char *host, const char *process, uint32_t
 {
 	struct group	*g;
 
-	if (sel->ngroups == sel->cap) {
-		size_t	cap = sel->cap ? sel->cap * 2 : 16;
-		void	*p = realloc(sel->groups, cap * sizeof(*sel->groups));
-
-		if (p == NULL)
-			return NULL;
-		sel->groups = p;
-		sel->cap = cap;
-	}
+	if (array_reserve(&sel->groups, &sel->cap, sel->ngroups + 1) < 0)
+		return NULL;
 	g = &sel->groups[sel->ngroups];
 	memset(g, 0, sizeof(*g));
 	g->pid = pid;
@@ -262,85 +253,20 @@ group_for(struct selection *sel, const struct stack_sample *s, bool *host_view)
 	return add_group(sel, s->host, s->process, 0);
 }
 
-/*
- * path = [Total, [p] process | process], [t] thread (when given), then
- * the non-empty frames.
- */
-static size_t
-split_path(struct selection *sel, const struct stack_sample *s, char *process_frame,
-	   char *thread_frame)
-{
-	size_t	n = 0;
-	char	*p, *semi;
-
-	if (process_frame != NULL) {
-		sel->path[n++] = "Total";
-		sel->path[n++] = process_frame;
-	} else
-		sel->path[n++] = s->process;
-	if (s->thread != NULL)
-		sel->path[n++] = thread_frame;
-	strcpy(sel->buf, s->stack);
-	for (p = sel->buf; p != NULL; p = semi) {
-		if ((semi = strchr(p, ';')) != NULL)
-			*semi++ = '\0';
-		if (*p != '\0')
-			sel->path[n++] = p;
-	}
-	return n;
-}
-
-/* Grow the scratch buffers to hold a copy of the stack and its frames. */
-static int
-scratch_reserve(struct selection *sel, size_t len, size_t nframes)
-{
-	if (len + 1 > sel->buflen) {
-		char	*p = realloc(sel->buf, len + 1);
-
-		if (p == NULL)
-			return -ENOMEM;
-		sel->buf = p;
-		sel->buflen = len + 1;
-	}
-	if (nframes > sel->pathcap) {
-		const char	**p = realloc(sel->path, nframes * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		sel->path = p;
-		sel->pathcap = nframes;
-	}
-	return 0;
-}
-
 int
 selection_add(void *arg, const struct stack_sample *s)
 {
 	struct selection	*sel = arg;
 	struct group		*g;
-	char			*thread_frame = NULL, *process_frame = NULL;
-	const char		*c;
-	size_t			len = strlen(s->stack), nframes = 4, n;
 	bool			host_view;
 	int			sts;
 
 	if (!wanted(sel, s) || s->count == 0)
 		return 0;
-	for (c = s->stack; *c; c++)
-		nframes += (*c == ';');
-	if ((sts = scratch_reserve(sel, len, nframes)) < 0)
-		return sts;
 	if ((g = group_for(sel, s, &host_view)) == NULL ||
-	    (s->thread != NULL && asprintf(&thread_frame, "[t] %s", s->thread) < 0) ||
-	    (host_view && asprintf(&process_frame, "[p] %s", s->process) < 0)) {
-		free(thread_frame);
+	    stack_path_split(&sel->path, s, host_view) < 0)
 		return -ENOMEM;
-	}
-	n = split_path(sel, s, process_frame, thread_frame);
-	sts = flame_tree_add(g->tree, sel->path, n, s->count, s->value_us);
-	free(thread_frame);
-	free(process_frame);
-	if (sts < 0)
+	if ((sts = flame_tree_add(g->tree, sel->path.v, sel->path.n, s->count, s->value_us)) < 0)
 		return sts;
 	g->samples += s->count;
 	g->value_us += s->value_us;
@@ -388,7 +314,8 @@ take_group(struct profile *p, struct group *g)
 }
 
 int
-selection_take(struct selection *sel, struct profile **profiles, size_t *nprofiles)
+selection_take(struct selection *sel, double start, double end,
+	       struct profile **profiles, size_t *nprofiles)
 {
 	struct profile	*out = calloc(sel->ngroups + 1, sizeof(*out));
 	size_t		i, n = 0;
@@ -398,8 +325,11 @@ selection_take(struct selection *sel, struct profile **profiles, size_t *nprofil
 		return -ENOMEM;
 	if (sel->ngroups > 1)
 		qsort(sel->groups, sel->ngroups, sizeof(*sel->groups), group_cmp);
-	for (i = 0; i < sel->ngroups && sts == 0; i++)
-		sts = take_group(&out[n++], &sel->groups[i]);
+	for (i = 0; i < sel->ngroups && sts == 0; i++) {
+		sts = take_group(&out[n], &sel->groups[i]);
+		out[n].start = start;
+		out[n++].end = end;
+	}
 	for (i = 0; i < sel->ngroups; i++)
 		group_clear(&sel->groups[i]);
 	sel->ngroups = sel->last = 0;
@@ -423,6 +353,25 @@ profiles_free(struct profile *p, size_t n)
 		free(p[i].name);
 		if (p[i].tree != NULL)
 			flame_tree_free(p[i].tree);
+		if (p[i].heatmap != NULL) {
+			heatmap_free(p[i].heatmap);
+			free(p[i].heatmap);
+		}
 	}
 	free(p);
+}
+
+int
+profiles_append(struct profile **dst, size_t *ndst, struct profile *src, size_t n)
+{
+	struct profile	*v;
+
+	if (n == 0)
+		return 0;
+	if ((v = realloc(*dst, (*ndst + n) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	memcpy(v + *ndst, src, n * sizeof(*src));
+	*dst = v;
+	*ndst += n;
+	return 0;
 }

@@ -23,14 +23,25 @@ struct select_options {
 	bool		multi_instance;	/* one profile per process */
 };
 
+/* What a profile holds, and so which formats render it. */
+enum profile_kind {
+	PROFILE_FLAME,			/* a flame tree: json, svg, folded, ... */
+	PROFILE_HEATMAP,		/* a host's heat map (heatmaps.h) */
+};
+
+struct heatmap;
+
 struct profile {
+	enum profile_kind kind;
 	char		*host;
 	char		*name;		/* root frame: process name or "Total" */
 	uint32_t	pid;		/* --multi-instance with a pid, else 0 */
-	double		start, end;	/* time range covered, set by the caller */
+	double		start, end;	/* time range covered */
 	uint64_t	samples;
 	uint64_t	value_us;
-	struct flame_tree *tree;	/* finished */
+	struct flame_tree *tree;	/* finished (PROFILE_FLAME) */
+	struct heatmap	*heatmap;	/* finished (PROFILE_HEATMAP) */
+	uint64_t	stack_samples;	/* PROFILE_HEATMAP: samples in its stacks */
 };
 
 struct selection;
@@ -41,8 +52,8 @@ void selection_free(struct selection *sel);
 /* A stack_sample_fn: arg is the selection.  Filtered samples return 0. */
 int selection_add(void *sel, const struct stack_sample *s);
 
-/* Would selection_add keep this sample?  (--format heatmap filters its
- * own per-second stacks with it.) */
+/* Would selection_add keep this sample?  (Heat maps filter their
+ * per-second stacks with it.) */
 bool selection_wants(const struct selection *sel, const struct stack_sample *s);
 
 /* Samples kept since the last take (across hosts). */
@@ -50,10 +61,14 @@ uint64_t selection_samples(const struct selection *sel);
 
 /*
  * Finish every tree built since the last call and hand the profiles over,
- * sorted by host, name and pid; the selection starts empty again (live
- * --period mode).  Returns 0 or -ENOMEM.
+ * sorted by host, name and pid, with start and end set; the selection
+ * starts empty again (live --period mode).  Returns 0 or -ENOMEM.
  */
-int selection_take(struct selection *sel, struct profile **profiles, size_t *n);
+int selection_take(struct selection *sel, double start, double end,
+		   struct profile **profiles, size_t *n);
+/* Append src[0..n) to *dst (*ndst of them), which src's contents move to:
+ * free src with free(), not profiles_free().  0 or -ENOMEM (nothing moved). */
+int profiles_append(struct profile **dst, size_t *ndst, struct profile *src, size_t n);
 void profiles_free(struct profile *p, size_t n);
 
 #endif /* SELECT_H */

@@ -2,7 +2,7 @@
  * tree.c - merge stacks into a function/node tree (see tree.h).
  *
  * Built for large profiles (1M samples, 100k distinct stacks):
- *  - each distinct (name, type) is interned once; names live in an arena;
+ *  - each distinct (name, type) is interned once (common/intern.h);
  *  - a node is found by an open-addressing hash on (parent, function) whose
  *    slots hold the key (tree_index.c): one probe per frame, no per-node
  *    malloc, and the node array is touched only to create a node;
@@ -14,14 +14,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "tree_impl.h"
 
 char
-function_type(const char *name, int is_root)
+function_type_n(const char *name, size_t len, int is_root)
 {
 	if (is_root)
-		return strcmp(name, "Total") == 0 ? 'H' : 'P';
-	if (name[0] == '[' && name[1] != '\0' && name[2] == ']' && name[3] == ' ') {
+		return len == 5 && memcmp(name, "Total", 5) == 0 ? 'H' : 'P';
+	if (len >= 4 && name[0] == '[' && name[2] == ']' && name[3] == ' ') {
 		switch (name[1]) {
 		case 'p': return 'P';
 		case 't': return 'T';
@@ -30,6 +31,18 @@ function_type(const char *name, int is_root)
 		case 'l': return 'L';
 		}
 	}
+	return len > 0 && name[0] == '[' ? '?' : 'A';
+}
+
+/* The same without a length: the tree types every frame it adds, and a
+ * strlen each would cost more than the test itself. */
+char
+function_type(const char *name, int is_root)
+{
+	if (is_root)
+		return strcmp(name, "Total") == 0 ? 'H' : 'P';
+	if (name[0] == '[' && name[1] != '\0' && name[2] == ']' && name[3] == ' ')
+		return function_type_n(name, 4, 0);
 	return name[0] == '[' ? '?' : 'A';
 }
 
@@ -48,15 +61,10 @@ flame_tree_new(void)
 void
 flame_tree_free(struct flame_tree *t)
 {
-	struct arena_chunk	*c, *next;
-
 	if (t == NULL)
 		return;
-	for (c = t->arena; c; c = next) {
-		next = c->next;
-		free(c);
-	}
 	tree_index_free(t);
+	intern_free(&t->names);
 	free(t->last);
 	free(t->functions);
 	free(t->nodes);
@@ -97,7 +105,7 @@ flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 	for (i = 0; i < n; i++)
 		if (path[i] == NULL)
 			return -EINVAL;
-	if (tree_grow((void **)&t->last, &t->last_cap, n, sizeof(*t->last)) < 0)
+	if (array_reserve(&t->last, &t->last_cap, n) < 0)
 		return -ENOMEM;
 	t->last_len = i = shared_prefix(t, path, n);
 	parent = i ? t->last[i - 1].node : NO_INDEX;
@@ -108,7 +116,7 @@ flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 		if ((sts = tree_intern_function(t, path[i], type, &fid)) < 0 ||
 		    (sts = tree_child_node(t, parent, fid, &nid)) < 0)
 			return sts;
-		t->last[i].name = t->functions[fid].name;
+		t->last[i].name = intern_name(&t->names, fid);	/* in cache: just compared */
 		t->last[i].node = parent = nid;
 		t->last_len = i + 1;
 	}

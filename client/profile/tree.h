@@ -60,5 +60,7 @@ uint32_t flame_tree_max_depth(const struct flame_tree *t);
 
 /* DeepFlow's function type from a frame name; is_root marks path[0]. */
 char function_type(const char *name, int is_root);
+/* The same for the first len bytes of name. */
+char function_type_n(const char *name, size_t len, int is_root);
 
 #endif /* TREE_H */

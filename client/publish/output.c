@@ -1,6 +1,7 @@
 /*
  * output.c - the format table, file naming, and the step from finished
- * profiles to objects in a sink (or one output on stdout).
+ * profiles to objects in a sink (or one output on stdout).  A row renders
+ * the profiles of its kind: flame trees, or a host's heat map.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,8 +10,11 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include "output.h"
+#include "emit/emit_heatmap.h"
+#include "profile/heatmap.h"
 #include "site.h"
 #include "common/util.h"
+#include "emit/emit_export.h"
 
 static int
 render_json(const struct profile *p, const struct emit_options *o, struct membuf *out)
@@ -32,10 +36,25 @@ render_folded(const struct profile *p, const struct emit_options *o, struct memb
 	return emit_folded(p->tree, out);
 }
 
+/* The title defaults to a flame graph's; a heat map has its own default. */
+static int
+render_heatmap(const struct profile *p, const struct emit_options *o, struct membuf *out)
+{
+	struct heatmap_emit_options	ho = { o->title, o->subtitle, o->width };
+
+	if (ho.title && strcmp(ho.title, "Flame Graph") == 0)
+		ho.title = NULL;
+	return emit_heatmap(p->heatmap, &ho, out);
+}
+
 static const struct output_format formats[] = {
 	{ "json",	"json",		"application/json",		render_json },
 	{ "svg",	"svg",		"image/svg+xml",		render_svg },
 	{ "folded",	"folded",	"text/plain; charset=utf-8",	render_folded },
+	{ "heatmap",	"svg",		"image/svg+xml",		render_heatmap },
+	{ "pprof",	"pb.gz",	"application/gzip",		emit_pprof },
+	{ "speedscope",	"speedscope.json", "application/json",		emit_speedscope },
+	{ "grafana",	"grafana.json",	"application/json",		emit_grafana },
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -61,6 +80,24 @@ output_format_names(void)
 			snprintf(names + strlen(names), sizeof(names) - strlen(names),
 				 "%s%s", i ? ", " : "", formats[i].name);
 	return names;
+}
+
+/* Rows render flame trees, but for the heat map's, which renders heat maps. */
+static enum profile_kind
+row_kind(const struct output_format *f)
+{
+	return f->render == render_heatmap ? PROFILE_HEATMAP : PROFILE_FLAME;
+}
+
+bool
+output_wants(const struct output_context *c, enum profile_kind kind)
+{
+	size_t	f;
+
+	for (f = 0; f < c->nformats; f++)
+		if (row_kind(c->formats[f]) == kind)
+			return true;
+	return false;
 }
 
 int
@@ -115,7 +152,7 @@ human_time(double t, char *buf, size_t len)
 }
 
 static void
-subtitle(const struct output_context *c, const struct profile *p, char *buf, size_t len)
+flame_subtitle(const struct output_context *c, const struct profile *p, char *buf, size_t len)
 {
 	char	from[64], to[64];
 
@@ -127,7 +164,33 @@ subtitle(const struct output_context *c, const struct profile *p, char *buf, siz
 		snprintf(buf, len, "%s %s, %s to %s", c->source, p->host, from, to);
 }
 
-/* "HOST/NAME/START_END" */
+/* A heat map's axis is UTC: so are the times above it. */
+static void
+heatmap_subtitle(const struct output_context *c, const struct profile *p, char *buf, size_t len)
+{
+	char	from[40], to[40];
+
+	utc_strftime(p->start, "%Y-%m-%d %H:%M:%S UTC", from, sizeof(from));
+	utc_strftime(p->end, "%Y-%m-%d %H:%M:%S UTC", to, sizeof(to));
+	snprintf(buf, len, "%s %s, %s to %s; %llu samples in the heat map, %llu in stacks%s",
+		 c->source, p->host, from, to, (unsigned long long)p->samples,
+		 (unsigned long long)p->stack_samples, c->filtered ? " (selected processes)" : "");
+}
+
+/*
+ * Where a kind of profile goes, beside the others of its host: a heat map
+ * is HOST/Total/START_END-heatmap.svg, the stem keeping it apart from the
+ * Total flame graph's, and "heat map" in the site index.
+ */
+static const struct {
+	const char	*suffix;	/* after START_END and after "latest" */
+	const char	*label;		/* site index name; NULL: the profile's */
+} places[] = {
+	[PROFILE_FLAME] =	{ "", NULL },
+	[PROFILE_HEATMAP] =	{ "-heatmap", "heat map" },
+};
+
+/* dir "HOST/NAME", stem "HOST/NAME/START_END[suffix]" */
 static void
 profile_stem(const struct profile *p, char *dir, size_t dirlen, char *stem, size_t stemlen)
 {
@@ -142,25 +205,43 @@ profile_stem(const struct profile *p, char *dir, size_t dirlen, char *stem, size
 	output_time_name(p->start, from, sizeof(from));
 	output_time_name(p->end, to, sizeof(to));
 	snprintf(dir, dirlen, "%s/%s", host, name);
-	snprintf(stem, stemlen, "%s/%s_%s", dir, from, to);
+	snprintf(stem, stemlen, "%s/%s_%s%s", dir, from, to, places[p->kind].suffix);
 }
 
+/* The formats that render p, in --format order; their count. */
+static size_t
+formats_of(const struct output_context *c, const struct profile *p,
+	   const struct output_format **out)
+{
+	size_t	f, n = 0;
+
+	for (f = 0; f < c->nformats; f++)
+		if (row_kind(c->formats[f]) == p->kind)
+			out[n++] = c->formats[f];
+	return n;
+}
+
+/* Render p in each of its formats into bufs[0..nf). */
 static int
-render_all(struct output_context *c, const struct profile *p, struct membuf *bufs,
+render_all(struct output_context *c, const struct profile *p,
+	   const struct output_format *const *fmts, size_t nf, struct membuf *bufs,
 	   char *err, size_t errlen)
 {
-	char	sub[256];
+	char	sub[384];
 	size_t	f;
 	int	sts;
 
-	subtitle(c, p, sub, sizeof(sub));
+	if (p->kind == PROFILE_HEATMAP)
+		heatmap_subtitle(c, p, sub, sizeof(sub));
+	else
+		flame_subtitle(c, p, sub, sizeof(sub));
 	c->emit.subtitle = sub;
-	for (f = 0; f < c->nformats; f++) {
+	for (f = 0; f < nf; f++) {
 		membuf_init(&bufs[f]);
-		sts = c->formats[f]->render(p, &c->emit, &bufs[f]);
+		sts = fmts[f]->render(p, &c->emit, &bufs[f]);
 		if (sts < 0 || bufs[f].failed) {
 			snprintf(err, errlen, "cannot render %s of %s on %s: %s",
-				 c->formats[f]->name, p->name, p->host,
+				 fmts[f]->name, p->name, p->host,
 				 strerror(sts < 0 ? -sts : ENOMEM));
 			c->emit.subtitle = NULL;
 			return -1;
@@ -170,19 +251,35 @@ render_all(struct output_context *c, const struct profile *p, struct membuf *buf
 	return 0;
 }
 
+size_t
+output_count(const struct output_context *c, const struct profile *p, size_t n)
+{
+	const struct output_format	*fmts[OUTPUT_MAX_FORMATS];
+	size_t				i, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += formats_of(c, &p[i], fmts);
+	return total;
+}
+
+/* The one output there is, on stdout. */
 static int
 write_stdout(struct output_context *c, const struct profile *p, size_t n,
 	     char *err, size_t errlen)
 {
-	struct membuf	buf;
-	int		sts = 0;
+	const struct output_format	*fmts[OUTPUT_MAX_FORMATS];
+	struct membuf			buf;
+	size_t				i, nf = 0;
+	int				sts = 0;
 
-	if (n != 1 || c->nformats != 1) {
+	if (output_count(c, p, n) != 1) {
 		snprintf(err, errlen, "%zu profile%s in %zu format%s: give -o DIR to write them all",
 			 n, n == 1 ? "" : "s", c->nformats, c->nformats == 1 ? "" : "s");
 		return -1;
 	}
-	if (render_all(c, p, &buf, err, errlen) < 0)
+	for (i = 0; i < n && (nf = formats_of(c, &p[i], fmts)) == 0; i++)
+		;
+	if (render_all(c, &p[i], fmts, nf, &buf, err, errlen) < 0)
 		return -1;
 	if (fwrite(buf.data, 1, buf.len, stdout) != buf.len || fflush(stdout) != 0) {
 		snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno));
@@ -192,42 +289,59 @@ write_stdout(struct output_context *c, const struct profile *p, size_t n,
 	return sts;
 }
 
-/* Store one profile's renderings as START_END.EXT and latest.EXT. */
+/* Store one profile's renderings as STEM.EXT and DIR/latest[suffix].EXT. */
 static int
-put_profile(struct output_context *c, const char *dir, const char *stem,
+put_profile(struct output_context *c, const struct profile *p, const char *dir,
+	    const char *stem, const struct output_format *const *fmts, size_t nf,
 	    struct membuf *bufs, char *err, size_t errlen)
 {
 	char	path[512];
 	size_t	f;
 
-	for (f = 0; f < c->nformats; f++) {
-		const struct output_format	*fmt = c->formats[f];
-
-		snprintf(path, sizeof(path), "%s.%s", stem, fmt->ext);
-		if (sink_put(c->sink, path, fmt->content_type, bufs[f].data, bufs[f].len,
+	for (f = 0; f < nf; f++) {
+		snprintf(path, sizeof(path), "%s.%s", stem, fmts[f]->ext);
+		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
 			     err, errlen) < 0)
 			return -1;
-		snprintf(path, sizeof(path), "%s/latest.%s", dir, fmt->ext);
-		if (sink_put(c->sink, path, fmt->content_type, bufs[f].data, bufs[f].len,
+		snprintf(path, sizeof(path), "%s/latest%s.%s", dir, places[p->kind].suffix,
+			 fmts[f]->ext);
+		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
 			     err, errlen) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+static struct site_entry
+site_entry_of(const struct profile *p, const char *stem,
+	      const struct output_format *const *fmts, size_t nf)
+{
+	struct site_entry	e = {
+		.host = p->host, .name = places[p->kind].label ? places[p->kind].label : p->name,
+		.pid = p->pid, .start = p->start, .end = p->end, .samples = p->samples,
+		.stem = stem, .nexts = nf,
+	};
+	size_t			f;
+
+	for (f = 0; f < nf; f++)
+		e.exts[f] = fmts[f]->ext;
+	return e;
+}
+
 int
 output_write(struct output_context *c, const struct profile *p, size_t n,
 	     char *err, size_t errlen)
 {
-	struct membuf		*bufs;
-	struct site_entry	*entries;
-	char			(*stems)[384], dir[300];
-	size_t			i, f, done = 0;
-	int			sts = 0;
+	const struct output_format	*fmts[OUTPUT_MAX_FORMATS];
+	struct membuf			*bufs;
+	struct site_entry		*entries;
+	char				(*stems)[384], dir[300];
+	size_t				i, nf, k = 0, rendered = 0;
+	int				sts = 0;
 
 	if (c->sink == NULL)
 		return write_stdout(c, p, n, err, errlen);
-	bufs = calloc(n * c->nformats + 1, sizeof(*bufs));
+	bufs = calloc(n * OUTPUT_MAX_FORMATS + 1, sizeof(*bufs));
 	entries = calloc(n + 1, sizeof(*entries));
 	stems = calloc(n + 1, sizeof(*stems));
 	if (bufs == NULL || entries == NULL || stems == NULL) {
@@ -235,25 +349,25 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 		sts = -1;
 		goto out;
 	}
-	for (i = 0; i < n && sts == 0; i++, done++)
-		sts = render_all(c, &p[i], &bufs[i * c->nformats], err, errlen);
+	/* everything rendered before anything is stored */
 	for (i = 0; i < n && sts == 0; i++) {
-		profile_stem(&p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
-		sts = put_profile(c, dir, stems[i], &bufs[i * c->nformats], err, errlen);
-		entries[i] = (struct site_entry){
-			.host = p[i].host, .name = p[i].name, .pid = p[i].pid,
-			.start = p[i].start, .end = p[i].end, .samples = p[i].samples,
-			.stem = stems[i], .nexts = c->nformats,
-		};
-		for (f = 0; f < c->nformats; f++)
-			entries[i].exts[f] = c->formats[f]->ext;
+		nf = formats_of(c, &p[i], fmts);
+		sts = render_all(c, &p[i], fmts, nf, &bufs[i * OUTPUT_MAX_FORMATS], err, errlen);
+		rendered = i + 1;
 	}
-	if (sts == 0)
-		sts = site_update(c->sink, entries, n, err, errlen);
+	for (i = 0; i < n && sts == 0; i++) {
+		if ((nf = formats_of(c, &p[i], fmts)) == 0)
+			continue;
+		profile_stem(&p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
+		sts = put_profile(c, &p[i], dir, stems[i], fmts, nf, &bufs[i * OUTPUT_MAX_FORMATS],
+				  err, errlen);
+		entries[k++] = site_entry_of(&p[i], stems[i], fmts, nf);
+	}
+	if (sts == 0 && k > 0)
+		sts = site_update(c->sink, entries, k, err, errlen);
 out:
-	if (bufs != NULL)
-		for (i = 0; i < done * c->nformats; i++)
-			membuf_free(&bufs[i]);
+	for (i = 0; bufs != NULL && i < rendered * OUTPUT_MAX_FORMATS; i++)
+		membuf_free(&bufs[i]);
 	free(bufs);
 	free(entries);
 	free(stems);

@@ -11,18 +11,24 @@
  *
  * HOST and NAME (process name, "NAME.PID" with --multi-instance from pmcd
  * or archives, or "Total") pass through sink_safe_name; START and END are
- * UTC, e.g. 20261129T132050Z.
+ * UTC, e.g. 20261129T132050Z.  A host's heat map is
+ * HOST/Total/START_END-heatmap.svg and HOST/Total/latest-heatmap.svg.
  */
 #ifndef OUTPUT_H
 #define OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "emit/emit.h"
 #include "common/membuf.h"
 #include "profile/select.h"
 #include "sink.h"
 
-/* One row per --format word: adding a format is adding a row. */
+/*
+ * One row per --format word: adding a format is adding a row.  A row
+ * renders flame trees; the heat map's row renders a host's heat map
+ * (PROFILE_HEATMAP), and asking for it makes the sources gather one.
+ */
 struct output_format {
 	const char	*name;		/* --format word */
 	const char	*ext;		/* file name suffix */
@@ -46,11 +52,18 @@ struct output_context {
 	size_t		nformats;
 	struct emit_options emit;	/* title, width, ...; subtitle set per profile */
 	const char	*source;	/* for the subtitle: "archive", "pmcd", file name */
+	bool		filtered;	/* --process/--pid: heat map subtitles say so */
 };
 
+/* Whether some requested format renders profiles of this kind. */
+bool output_wants(const struct output_context *c, enum profile_kind kind);
+/* How many outputs (profile x format of its kind) p[0..n) make. */
+size_t output_count(const struct output_context *c, const struct profile *p, size_t n);
+
 /*
- * Render every profile in every format, then store them and update the
- * site.  Nothing is stored unless every rendering succeeded.
+ * Render every profile in every format of its kind, then store them and
+ * update the site.  Nothing is stored unless every rendering succeeded.
+ * Without a sink, the one output there must be goes to stdout.
  */
 int output_write(struct output_context *c, const struct profile *p, size_t n,
 		 char *err, size_t errlen);

@@ -2,17 +2,17 @@
  * s3_flush.c - deliver spooled objects.  Each is removed from the spool
  * only after S3 said 2xx; one bad entry never blocks the others.
  *
- * The site's two files are not copied back blindly: a run that started
- * while S3 was down could not read the bucket's index.json, so what it
- * spooled lists its own profiles only.  A spooled index.json is merged
- * with the bucket's copy, and index.html is rebuilt from the result.
+ * The index (the list and its page, named by the caller's index_merge) is
+ * not copied back blindly: a run that started while S3 was down could not
+ * read the bucket's list, so what it spooled lists its own profiles only.
+ * A spooled list is merged with the bucket's copy, and the page is rebuilt
+ * from the result.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/membuf.h"
 #include "s3_flush.h"
-#include "site.h"
 
 #define FAILED_BUCKETS	16
 
@@ -39,7 +39,7 @@ s3_endpoint_id(const struct s3_config *c)
 	return c->endpoint ? c->endpoint : "aws";
 }
 
-/* Whether key's last component is file (index.json at any prefix). */
+/* Whether key's last component is file (the index's list at any prefix). */
 static int
 key_is(const char *key, const char *file)
 {
@@ -64,61 +64,62 @@ sibling_key(const char *key, const char *file)
 }
 
 /*
- * Deliver a spooled index.json or index.html: read the bucket's
- * index.json, merge a spooled index.json into it, and write index.json
- * (when spooled) and index.html derived from the merged list.  Only a
- * spooled index.html with no index.json in the bucket goes as it is.
+ * Deliver a spooled list or page of the index: read the bucket's list,
+ * merge a spooled list into it, and write the list (when spooled) and the
+ * page derived from the merged list.  Only a spooled page with no list in
+ * the bucket goes as it is.
  */
 static enum s3_outcome
-deliver_index(struct s3_client *cl, const struct s3_spool_entry *e, char *err, size_t errlen)
+deliver_index(struct s3_client *cl, const struct index_merge *im,
+	      const struct s3_spool_entry *e, char *err, size_t errlen)
 {
-	int		spooled_json = key_is(e->key, "index.json");
-	char		*json_key = sibling_key(e->key, "index.json");
-	char		*html_key = sibling_key(e->key, "index.html");
-	char		*json = NULL;
-	struct membuf	current, html;
+	int		spooled_list = key_is(e->key, im->list);
+	char		*list_key = sibling_key(e->key, im->list);
+	char		*page_key = sibling_key(e->key, im->page);
+	char		*list = NULL;
+	struct membuf	current, page;
 	enum s3_outcome	out;
 
 	membuf_init(&current);
-	membuf_init(&html);
-	if (json_key == NULL || html_key == NULL) {
+	membuf_init(&page);
+	if (list_key == NULL || page_key == NULL) {
 		snprintf(err, errlen, "out of memory");
 		out = S3_PERMANENT;
 		goto done;
 	}
-	out = s3_get_object(cl, e->bucket, json_key, &current, err, errlen);
+	out = s3_get_object(cl, e->bucket, list_key, &current, err, errlen);
 	if (out != S3_OK && out != S3_ABSENT)
 		goto done;
-	if (out == S3_ABSENT && !spooled_json) {
+	if (out == S3_ABSENT && !spooled_list) {
 		out = s3_put_object(cl, e->bucket, e->key, e->content_type, e->body, e->len,
 				    err, errlen);
 		goto done;
 	}
-	if (site_merge_text(spooled_json ? e->body : NULL, current.data, &json, &html) < 0) {
-		snprintf(err, errlen, "out of memory merging s3://%s/%s", e->bucket, json_key);
+	if (im->merge(spooled_list ? e->body : NULL, current.data, &list, &page) < 0) {
+		snprintf(err, errlen, "out of memory merging s3://%s/%s", e->bucket, list_key);
 		out = S3_TRANSIENT;
 		goto done;
 	}
 	out = S3_OK;
-	if (spooled_json)
-		out = s3_put_object(cl, e->bucket, json_key, "application/json", json,
-				    strlen(json), err, errlen);
+	if (spooled_list)
+		out = s3_put_object(cl, e->bucket, list_key, im->list_type, list,
+				    strlen(list), err, errlen);
 	if (out == S3_OK)
-		out = s3_put_object(cl, e->bucket, html_key, "text/html; charset=utf-8",
-				    html.data, html.len, err, errlen);
+		out = s3_put_object(cl, e->bucket, page_key, im->page_type,
+				    page.data, page.len, err, errlen);
 done:
-	free(json);
-	membuf_free(&html);
+	free(list);
+	membuf_free(&page);
 	membuf_free(&current);
-	free(json_key);
-	free(html_key);
+	free(list_key);
+	free(page_key);
 	return out;
 }
 
 /* Deliver entry NAME, or say why it stays. */
 static void
-deliver_entry(struct s3_client *cl, struct s3_spool *sp, const char *name,
-	      struct failed_buckets *f, struct s3_flush_result *r)
+deliver_entry(struct s3_client *cl, struct s3_spool *sp, const struct index_merge *im,
+	      const char *name, struct failed_buckets *f, struct s3_flush_result *r)
 {
 	struct s3_spool_entry	e;
 	enum s3_outcome		out;
@@ -137,8 +138,8 @@ deliver_entry(struct s3_client *cl, struct s3_spool *sp, const char *name,
 		s3_spool_entry_free(&e);
 		return;
 	}
-	if (key_is(e.key, "index.json") || key_is(e.key, "index.html"))
-		out = deliver_index(cl, &e, err, sizeof(err));
+	if (im != NULL && (key_is(e.key, im->list) || key_is(e.key, im->page)))
+		out = deliver_index(cl, im, &e, err, sizeof(err));
 	else
 		out = s3_put_object(cl, e.bucket, e.key, e.content_type, e.body, e.len,
 				    err, sizeof(err));
@@ -158,7 +159,8 @@ deliver_entry(struct s3_client *cl, struct s3_spool *sp, const char *name,
 }
 
 void
-s3_flush(struct s3_client *cl, struct s3_spool *sp, struct s3_flush_result *r)
+s3_flush(struct s3_client *cl, struct s3_spool *sp, const struct index_merge *im,
+	 struct s3_flush_result *r)
 {
 	struct failed_buckets	f = { .n = 0 };
 	char			**names;
@@ -175,7 +177,7 @@ s3_flush(struct s3_client *cl, struct s3_spool *sp, struct s3_flush_result *r)
 		if (r->transient)
 			r->remaining++;		/* S3 is down: the rest waits */
 		else
-			deliver_entry(cl, sp, names[i], &f, r);
+			deliver_entry(cl, sp, im, names[i], &f, r);
 	}
 	s3_spool_names_free(names, n);
 	s3_spool_flush_end(sp);

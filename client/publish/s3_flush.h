@@ -5,6 +5,7 @@
 #define S3_FLUSH_H
 
 #include <stddef.h>
+#include "index_merge.h"
 #include "s3_config.h"
 #include "s3_http.h"
 #include "s3_spool.h"
@@ -25,7 +26,9 @@ struct s3_flush_result {
  * failure stops it (the endpoint is down: the rest would fail too); a
  * permanent one skips the rest of that bucket, whose objects stay spooled
  * for a person to fix.  Does nothing while another process delivers.
+ * Objects named by im (may be NULL) are merged with the bucket's copies.
  */
-void s3_flush(struct s3_client *cl, struct s3_spool *sp, struct s3_flush_result *r);
+void s3_flush(struct s3_client *cl, struct s3_spool *sp, const struct index_merge *im,
+	      struct s3_flush_result *r);
 
 #endif /* S3_FLUSH_H */

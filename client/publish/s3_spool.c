@@ -17,6 +17,7 @@
 #include "s3_http.h"
 #include "s3_key.h"
 #include "s3_spool.h"
+#include "common/array.h"
 #include "common/util.h"
 
 #define SPOOL_MAGIC		"pmflame-spool 1\n"
@@ -221,7 +222,7 @@ list_matching(struct s3_spool *sp, const char *hash, char ***names, size_t *n)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		**v = NULL, **nv;
+	char		**v = NULL;
 	size_t		cnt = 0, cap = 0;
 
 	*names = NULL;
@@ -231,12 +232,8 @@ list_matching(struct s3_spool *sp, const char *hash, char ***names, size_t *n)
 	while ((de = readdir(d)) != NULL) {
 		if (!(hash ? has_hash(de->d_name, hash) : is_entry(de->d_name)))
 			continue;
-		if (cnt == cap) {
-			cap = cap ? 2 * cap : 16;
-			if ((nv = realloc(v, cap * sizeof(*v))) == NULL)
-				goto nomem;
-			v = nv;
-		}
+		if (array_reserve(&v, &cap, cnt + 1) < 0)
+			goto nomem;
 		if ((v[cnt] = strdup(de->d_name)) == NULL)
 			goto nomem;
 		cnt++;

@@ -4,17 +4,18 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "common/hash.h"
 #include "sink.h"
 
 struct sink *
-sink_open(const char *target, char *err, size_t errlen)
+sink_open(const char *target, const struct index_merge *im, char *err, size_t errlen)
 {
 	if (target == NULL || target[0] == '\0') {
 		snprintf(err, errlen, "empty output target");
 		return NULL;
 	}
 	if (strncmp(target, "s3://", 5) == 0)
-		return sink_s3_open(target, err, errlen);
+		return sink_s3_open(target, im, err, errlen);
 	return sink_dir_open(target, err, errlen);
 }
 
@@ -54,19 +55,6 @@ sink_close(struct sink *s)
 		s->ops->close(s);
 }
 
-/*
- * FNV-1a, only to keep truncated names distinct; not a security measure.
- */
-static unsigned long
-name_hash(const char *s)
-{
-	unsigned long	h = 2166136261UL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619UL;
-	return h & 0xffffffffUL;
-}
-
 static int
 safe_char(unsigned char c)
 {
@@ -94,7 +82,8 @@ sink_safe_name(const char *in, char *out, size_t outlen)
 	if (max > SAFE_NAME_MAX)
 		max = SAFE_NAME_MAX;
 	if (n > max) {
-		snprintf(tail, sizeof(tail), "~%08lx", name_hash(in));
+		/* FNV-1a keeps cut names distinct; not a security measure */
+		snprintf(tail, sizeof(tail), "~%08lx", (unsigned long)hash_fnv1a(in));
 		if (max <= strlen(tail)) {
 			/* no room for a prefix: the hash alone names it */
 			snprintf(out, outlen, "%s", tail + 1);

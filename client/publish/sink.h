@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 struct sink;
+struct index_merge;	/* index_merge.h */
 
 struct sink_ops {
 	/* Store data under relpath (a '/'-separated name made by sink_safe_name
@@ -29,17 +30,23 @@ struct sink {
 	char			*target;	/* as given by the user, for messages */
 };
 
-/* Open DIR or s3://bucket/prefix; NULL with a message in err. */
-struct sink *sink_open(const char *target, char *err, size_t errlen);
+/*
+ * Open DIR or s3://bucket/prefix; NULL with a message in err.  im (may be
+ * NULL) names the objects the S3 sink merges rather than replaces when it
+ * delivers spooled versions (the site's index: site_index_merge).
+ */
+struct sink *sink_open(const char *target, const struct index_merge *im,
+		       char *err, size_t errlen);
 struct sink *sink_dir_open(const char *dir, char *err, size_t errlen);
-struct sink *sink_s3_open(const char *url, char *err, size_t errlen);
+struct sink *sink_s3_open(const char *url, const struct index_merge *im,
+			  char *err, size_t errlen);
 
 /*
  * Deliver what earlier runs spooled after failed S3 uploads (pmflame
- * --flush).  Returns the number of objects still spooled, or -1 with a
- * message in err.
+ * --flush), merging the objects im names.  Returns the number of objects
+ * still spooled, or -1 with a message in err.
  */
-int sink_s3_flush_spool(char *err, size_t errlen);
+int sink_s3_flush_spool(const struct index_merge *im, char *err, size_t errlen);
 
 int sink_put(struct sink *s, const char *relpath, const char *content_type,
 	     const void *data, size_t len, char *err, size_t errlen);

@@ -49,6 +49,7 @@ struct s3_sink {
 	double			last_flush;	/* monotonic seconds */
 	unsigned		hold;		/* seconds of the next offline period */
 	struct readback		readback[READBACK_KEYS];
+	const struct index_merge *index;	/* merged on delivery; may be NULL */
 };
 
 
@@ -125,7 +126,7 @@ flush_pending(struct s3_sink *s)
 	s3_spool_usage(&s->spool, &bytes, &files);
 	if (files == 0)
 		return;
-	s3_flush(&s->client, &s->spool, &r);
+	s3_flush(&s->client, &s->spool, s->index, &r);
 	if (r.delivered)
 		fprintf(stderr, "pmflame: delivered %zu spooled object%s from %s\n",
 			r.delivered, r.delivered == 1 ? "" : "s", s->spool.dir);
@@ -307,7 +308,7 @@ s3_parts_open(struct s3_sink *s, char *err, size_t errlen)
 }
 
 struct sink *
-sink_s3_open(const char *url, char *err, size_t errlen)
+sink_s3_open(const char *url, const struct index_merge *im, char *err, size_t errlen)
 {
 	struct s3_sink *s;
 
@@ -317,6 +318,7 @@ sink_s3_open(const char *url, char *err, size_t errlen)
 		return NULL;
 	}
 	s->base.ops = &s3_ops;
+	s->index = im;
 	if (s3_target_parse(url, &s->target, err, errlen) < 0 ||
 	    s3_parts_open(s, err, errlen) < 0) {
 		s3_sink_free(s);
@@ -327,7 +329,7 @@ sink_s3_open(const char *url, char *err, size_t errlen)
 }
 
 int
-sink_s3_flush_spool(char *err, size_t errlen)
+sink_s3_flush_spool(const struct index_merge *im, char *err, size_t errlen)
 {
 	struct s3_sink		*s;
 	struct s3_flush_result	r;
@@ -339,6 +341,7 @@ sink_s3_flush_spool(char *err, size_t errlen)
 		seterr(err, errlen, "out of memory");
 		return -1;
 	}
+	s->index = im;
 	/* nothing waits: done, whether or not S3 is configured here */
 	s->spool.lock_fd = s->spool.flush_fd = -1;
 	if (s3_spool_open(&s->spool, err, errlen) < 0) {
@@ -357,7 +360,7 @@ sink_s3_flush_spool(char *err, size_t errlen)
 		s3_sink_free(s);
 		return -1;
 	}
-	s3_flush(&s->client, &s->spool, &r);
+	s3_flush(&s->client, &s->spool, s->index, &r);
 	s3_spool_usage(&s->spool, &bytes, &files);
 	fprintf(stderr, "pmflame: delivered %zu spooled object%s; %lu left in %s\n",
 		r.delivered, r.delivered == 1 ? "" : "s", files, s->spool.dir);

@@ -17,6 +17,9 @@
 #include "common/util.h"
 
 #define MANIFEST	"index.json"
+#define MANIFEST_TYPE	"application/json"
+#define PAGE		"index.html"
+#define PAGE_TYPE	"text/html; charset=utf-8"
 
 /* Rows as read from index.json: owned copies. */
 struct row {
@@ -314,8 +317,8 @@ site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, si
 	if (render(rows, &n, &json, &html) < 0)
 		snprintf(err, errlen, "out of memory");
 	else {
-		if (sink_put(s, MANIFEST, "application/json", json, strlen(json), err, errlen) == 0 &&
-		    sink_put(s, "index.html", "text/html; charset=utf-8", html.data, html.len,
+		if (sink_put(s, MANIFEST, MANIFEST_TYPE, json, strlen(json), err, errlen) == 0 &&
+		    sink_put(s, PAGE, PAGE_TYPE, html.data, html.len,
 			     err, errlen) == 0)
 			sts = 0;
 		free(json);
@@ -351,3 +354,7 @@ site_merge_text(const char *newer, const char *older, char **json, struct membuf
 		rows_free(old_rows, nold);
 	return sts;
 }
+
+const struct index_merge site_index_merge = {
+	MANIFEST, MANIFEST_TYPE, PAGE, PAGE_TYPE, site_merge_text,
+};

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "index_merge.h"
 #include "sink.h"
 
 struct site_entry {
@@ -36,5 +37,8 @@ int site_update(struct sink *s, const struct site_entry *e, size_t n,
  */
 struct membuf;
 int site_merge_text(const char *newer, const char *older, char **json, struct membuf *html);
+
+/* The index as the S3 spool must merge it on delivery (sink_open's im). */
+extern const struct index_merge site_index_merge;
 
 #endif /* SITE_H */

@@ -29,15 +29,26 @@ struct event_metrics {
 const struct event_metrics *event_metrics_find(const char *event);
 
 /*
- * pmapi sources.  A window is what one output covers; the live source
- * calls window_fn at every period end (and once at the end), the archive
- * source once per archive host.
+ * What the pmapi sources hand over, and to whom: every format's data comes
+ * through here, fetched by one poll loop (live) or one reading pass
+ * (archives), with one error policy (docs/design.md, "Sources").
  */
-struct window {
-	const char	*host;		/* NULL: all hosts of the source */
-	double		start, end;	/* seconds since the epoch */
+struct source_consumer {
+	stack_sample_fn	sample;		/* each record of a window */
+	window_fn	begin;		/* a window opens (may be NULL) */
+	window_fn	end;		/* a window is complete: write it */
+	/* heat maps: NULL when none is wanted, and then nothing more is fetched */
+	heat_counters_fn counters;	/* each fetch of stackprof.heatmap.oncpu */
+	stack_sample_fn	near;		/* records up to SOURCE_EDGE s outside an
+					 * archive window: they cover its edge seconds */
+	bool		stacks_optional; /* heat maps alone: a host or archive without
+					 * stack records is a warning, not an error */
+	void		*arg;
 };
-typedef int (*window_fn)(void *arg, const struct window *w);
+
+/* Seconds read beyond an archive window's ends for heat maps: a counter
+ * baseline before it, the records that cover its last second after it. */
+#define SOURCE_EDGE	3.0
 
 struct live_options {
 	char		**hosts;
@@ -50,9 +61,13 @@ struct live_options {
 	int		(*ready)(void *arg, char *err, size_t errlen);
 };
 
-/* Poll every host until duration or SIGINT/SIGTERM.  -1 with err on failure. */
-int source_live_run(const struct live_options *o, stack_sample_fn fn,
-		    window_fn wfn, void *arg, char *err, size_t errlen);
+/*
+ * Poll every host until duration or SIGINT/SIGTERM.  A failed fetch is a
+ * warning (once until it changes) and polling goes on; a consumer's error
+ * stops the run.  -1 with err on failure.
+ */
+int source_live_run(const struct live_options *o, const struct source_consumer *c,
+		    char *err, size_t errlen);
 
 struct archive_options {
 	char		**archives;
@@ -64,23 +79,13 @@ struct archive_options {
 };
 
 /*
- * Open archive path as the current context and work out its window from
- * o's -S/-T/-A/-O text and -z: the context, the archive's host, and the
- * window [from, to], rounded to microseconds as records are stamped.  -1
- * with "archive PATH: why" in err, also for an empty window.
+ * Open every archive, then per host: begin its window (the union of its
+ * archives' ranges), hand over the records whose timestamps fall in
+ * (start, end], and end the window.  -1 with err on failure (nothing was
+ * handed to end() for the failing host).
  */
-struct timeval;
-int source_archive_open(const char *path, const struct archive_options *o, int *ctx,
-			char *host, size_t hostlen, struct timeval *from, struct timeval *to,
+int source_archive_read(const struct archive_options *o, const struct source_consumer *c,
 			char *err, size_t errlen);
-
-/*
- * Sum the records of every archive whose timestamps fall in (start, end],
- * then call wfn for it.  -1 with err on failure (nothing was handed to wfn
- * for the failing archive).
- */
-int source_archive_read(const struct archive_options *o, stack_sample_fn fn,
-			window_fn wfn, void *arg, char *err, size_t errlen);
 
 /* Set by the SIGINT/SIGTERM handler: sources stop at the next chance. */
 extern volatile int source_stop;

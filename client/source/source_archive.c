@@ -1,5 +1,6 @@
 /*
- * source_archive.c - an exact profile of [-S, -T] from pmlogger archives.
+ * source_archive.c - an exact profile of [-S, -T] from pmlogger archives,
+ * and the heat map of that range.
  *
  * We sum the stackprof.<event>.stacks records whose own timestamps (the
  * PMDA's drain times) fall in (start, end]; see docs/design.md, "Why
@@ -14,13 +15,18 @@
  *
  * Several archives: each is read on its own (they may come from different
  * hosts); archives of the same host add up to one profile per host.
+ *
+ * Heat maps read SOURCE_EDGE seconds beyond the window: the counter fetches
+ * before it are baselines, and the records drained just after it cover its
+ * last second (consumer's near()).
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "records.h"
+#include "fetch.h"
 #include "source.h"
 #include "common/util.h"
 
@@ -30,7 +36,7 @@ struct archive {
 	int			ctx;
 	char			host[PM_MAX_HOSTNAMELEN];
 	struct timeval		start, end;	/* the requested window, clipped */
-	struct record_ids	ids;
+	struct fetch_set	fetch;
 };
 
 /* PCP's time window messages span lines (text, caret, hint): join them. */
@@ -70,10 +76,16 @@ timespec_to_usec(const struct timespec *ts, struct timeval *tv)
 	tv->tv_usec = usec % 1000000;
 }
 
-int
-source_archive_open(const char *path, const struct archive_options *o, int *ctx,
-		    char *host, size_t hostlen, struct timeval *from, struct timeval *to,
-		    char *err, size_t errlen)
+/*
+ * Open archive path as the current context and work out its window from
+ * o's -S/-T/-A/-O text and -z: the context, the archive's host, and the
+ * window [from, to], rounded to microseconds as records are stamped.  -1
+ * with "archive PATH: why" in err, also for an empty window.
+ */
+static int
+window_open(const char *path, const struct archive_options *o, int *ctx,
+	    char *host, size_t hostlen, struct timeval *from, struct timeval *to,
+	    char *err, size_t errlen)
 {
 	pmHighResLogLabel	label;
 	struct timespec		last, start, end, origin;
@@ -114,54 +126,104 @@ source_archive_open(const char *path, const struct archive_options *o, int *ctx,
 	return 0;
 }
 
-/* Open one archive, its window and the record metrics in it. */
+/* Open one archive, its window and the metrics c needs in it. */
 static int
-archive_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
+archive_open(struct archive *a, const struct archive_options *o,
+	     const struct source_consumer *c, char *err, size_t errlen)
 {
 	char	where[PATH_MAX + 16];
 
-	if (source_archive_open(a->path, o, &a->ctx, a->host, sizeof(a->host), &a->start,
-				&a->end, err, errlen) < 0)
+	if (window_open(a->path, o, &a->ctx, a->host, sizeof(a->host), &a->start, &a->end,
+			err, errlen) < 0)
 		return -1;
 	snprintf(where, sizeof(where), "archive %s", a->path);
-	return record_ids_lookup(o->metrics, where, "did pmlogger log it?", &a->ids, err, errlen);
+	return fetch_lookup(&a->fetch, o->metrics, c, where, true, err, errlen);
 }
 
-/* Hand over every record of the archive's window; widen it to them. */
-static int
-archive_read(struct archive *a, const struct archive_options *o, stack_sample_fn fn,
-	     void *arg, struct window *w, char *err, size_t errlen)
+/* Records of the window to sample(), those of its edges to near(). */
+static void
+archive_range(const struct archive *a, const struct archive_options *o,
+	      const struct source_consumer *c, struct fetch_range *r)
 {
-	struct record_counts	c = { .first = INFINITY };
-	double			from = o->start ? tv_secs(&a->start) : -INFINITY;
-	double			to = o->finish ? tv_secs(&a->end) : INFINITY;
+	r->from = o->start ? tv_secs(&a->start) : -INFINITY;
+	r->to = o->finish ? tv_secs(&a->end) : INFINITY;
+	r->near_from = c->counters ? fmin(r->from, tv_secs(&a->start) - SOURCE_EDGE) : r->from;
+	r->near_to = c->counters ? fmax(r->to, tv_secs(&a->end) + SOURCE_EDGE) : r->to;
+}
+
+static int
+archive_failed(const struct archive *a, int sts, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
+	return -1;
+}
+
+/* Read from where the window (or, for heat maps, its edge) starts. */
+static int
+archive_rewind(const struct archive *a, const struct source_consumer *c)
+{
+	double		begin = tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
+	struct timeval	tv = { (time_t)floor(begin), 0 };
+	int		sts;
+
+	tv.tv_usec = (suseconds_t)((begin - floor(begin)) * 1e6 + 0.5);
+	if (tv.tv_usec >= 1000000) {
+		tv.tv_sec++;
+		tv.tv_usec -= 1000000;
+	}
+	if ((sts = pmUseContext(a->ctx)) < 0)
+		return sts;
+	return pmSetMode(PM_MODE_FORW, c->counters ? &tv : &a->start, 0);
+}
+
+/*
+ * Hand over every record of the archive's window (and its heat map
+ * counters); widen w to the records.  Records are queued in drain order,
+ * so the first one after the range ends it; heat maps also stop at the
+ * first fetch SOURCE_EDGE after the window.  Every error is fatal here:
+ * an archive does not get better by reading on.
+ */
+static int
+archive_read(struct archive *a, const struct archive_options *o,
+	     const struct source_consumer *c, struct window *w, char *err, size_t errlen)
+{
+	struct fetch_counts	n = { .records = { .first = INFINITY }, .first = INFINITY };
+	struct fetch_range	r;
+	double			start = tv_secs(&a->start), edge = tv_secs(&a->end) + SOURCE_EDGE;
+	bool			first = true;
 	pmResult		*rp;
 	int			sts;
 
-	if ((sts = pmUseContext(a->ctx)) < 0 ||
-	    (sts = pmSetMode(PM_MODE_FORW, &a->start, 0)) < 0) {
-		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
-		return -1;
-	}
-	/* records are queued in drain order: the first one after the window ends it */
-	while (c.after == 0 && (sts = pmFetch(1, &a->ids.stacks, &rp)) >= 0) {
-		if (rp->numpmid == 1 && rp->vset[0]->numval > 0)
-			sts = records_deliver(rp->vset[0], &a->ids, a->host, from, to, fn, arg, &c);
-		pmFreeResult(rp);
-		if (sts < 0)
+	archive_range(a, o, c, &r);
+	if ((sts = archive_rewind(a, c)) < 0)
+		return archive_failed(a, sts, err, errlen);
+	while (n.records.after == 0 && (sts = pmFetch(a->fetch.npmids, a->fetch.pmids, &rp)) >= 0) {
+		double	t = tv_secs(&rp->timestamp);
+
+		if (c->counters && t > edge) {
+			pmFreeResult(rp);
 			break;
+		}
+		sts = fetch_deliver(&a->fetch, rp, a->host, &r, first || t <= start, c, &n);
+		pmFreeResult(rp);
+		first = false;
+		if (sts < 0)
+			return sts;
+		if (n.decode_error)
+			return archive_failed(a, n.decode_error, err, errlen);
 	}
-	if (sts < 0 && sts != PM_ERR_EOL) {
-		snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
-		return -1;
-	}
-	if (c.malformed)
+	if (sts < 0 && sts != PM_ERR_EOL)
+		return archive_failed(a, sts, err, errlen);
+	if (n.records.malformed)
 		fprintf(stderr, "%s: warning: archive %s: %lu records without stack or count\n",
-			pmGetProgname(), a->path, c.malformed);
-	if (c.records > 0 && c.first < w->start)
-		w->start = c.first;
-	if (c.records > 0 && c.last > w->end)
-		w->end = c.last;
+			pmGetProgname(), a->path, n.records.malformed);
+	if (n.bad_heat)
+		fprintf(stderr, "%s: warning: archive %s: %lu fetches of %s with unexpected "
+			"instances, skipped\n", pmGetProgname(), a->path, n.bad_heat, HEATMAP_METRIC);
+	if (n.in_window > 0 && n.first < w->start)
+		w->start = n.first;
+	if (n.in_window > 0 && n.last > w->end)
+		w->end = n.last;
 	return 0;
 }
 
@@ -174,9 +236,35 @@ by_host(const void *x, const void *y)
 	return c ? c : a->order - b->order;
 }
 
+/* The window of the host of v[i..j): the union of its archives' ranges. */
+static struct window
+host_window(const struct archive *v, int i, int j)
+{
+	struct window	w = { v[i].host, tv_secs(&v[i].start), tv_secs(&v[i].end) };
+
+	for (; i < j; i++) {
+		w.start = fmin(w.start, tv_secs(&v[i].start));
+		w.end = fmax(w.end, tv_secs(&v[i].end));
+	}
+	return w;
+}
+
+/* One host's archives v[i..j) as one window. */
+static int
+host_read(struct archive *v, int i, int j, const struct archive_options *o,
+	  const struct source_consumer *c, char *err, size_t errlen)
+{
+	struct window	w = host_window(v, i, j);
+	int		sts = c->begin ? c->begin(c->arg, &w) : 0;
+
+	for (; i < j && sts == 0; i++)
+		sts = archive_read(&v[i], o, c, &w, err, errlen);
+	return sts == 0 ? c->end(c->arg, &w) : sts;
+}
+
 int
-source_archive_read(const struct archive_options *o, stack_sample_fn fn,
-		    window_fn wfn, void *arg, char *err, size_t errlen)
+source_archive_read(const struct archive_options *o, const struct source_consumer *c,
+		    char *err, size_t errlen)
 {
 	struct archive	*v = calloc((size_t)o->narchives, sizeof(*v));
 	int		i, j, sts = 0;
@@ -197,22 +285,16 @@ source_archive_read(const struct archive_options *o, stack_sample_fn fn,
 	}
 	/* open them all first: a bad archive fails the run before any output */
 	for (i = 0; i < o->narchives && sts == 0; i++)
-		sts = archive_open(&v[i], o, err, errlen);
+		sts = archive_open(&v[i], o, c, err, errlen);
 	if (sts == 0)
 		qsort(v, (size_t)o->narchives, sizeof(*v), by_host);
 	for (i = 0; i < o->narchives && sts == 0; i = j) {
-		struct window	w = { v[i].host, tv_secs(&v[i].start), tv_secs(&v[i].end) };
-
-		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0 && sts == 0; j++) {
-			sts = archive_read(&v[j], o, fn, arg, &w, err, errlen);
-			if (tv_secs(&v[j].start) < w.start)
-				w.start = tv_secs(&v[j].start);
-			if (tv_secs(&v[j].end) > w.end)
-				w.end = tv_secs(&v[j].end);
-		}
-		if (sts == 0)
-			sts = wfn(arg, &w);
+		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0; j++)
+			;
+		sts = host_read(v, i, j, o, c, err, errlen);
 	}
+	if (sts < 0 && sts != -1 && err[0] == '\0')
+		snprintf(err, errlen, "%s", strerror(-sts));
 	for (i = 0; i < o->narchives; i++)
 		if (v[i].ctx >= 0)
 			pmDestroyContext(v[i].ctx);

@@ -71,6 +71,11 @@ parse_line(char *line, size_t len, struct stack_sample *s)
 		}
 		if (s->process[0] == '\0')
 			return "empty process name after \"[p] \"";
+	} else if (strncmp(s->process, "[p] ", 4) == 0) {
+		/* DeepFlow's own form types the root: "[p] svc;[t] w0;..." */
+		s->process += 4;
+		if (s->process[0] == '\0')
+			return "empty process name after \"[p] \"";
 	}
 	return NULL;
 }

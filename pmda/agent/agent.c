@@ -1,9 +1,10 @@
 /*
- * agent.c - the PMDA's state and the only code that changes its knobs.
+ * agent.c - the PMDA's state, and the setters that change its knobs.
  *
- * Each setter is called after control.c validated the value; it applies the
- * change to the sampler first and updates the state only if that worked,
- * so a refused change leaves everything as it was.
+ * Each setter is called by the control table (controls.c) with a value it
+ * has already checked; it applies the change to the sampler first and
+ * updates the state only if that worked, so a refused change leaves
+ * everything as it was.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,8 +13,6 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "agent.h"
-#include "control_parse.h"
-#include "drain.h"
 
 /*
  * Symbol caches are bounded so the PMDA stays small on busy hosts.  The
@@ -25,47 +24,49 @@
 #define SYMBOL_CACHE_BYTES	(64u << 20)
 /* A dead process leaves the instance domain a minute after its last sample. */
 #define WINDOW_EXPIRE_S		60
-
-struct agent agent = {
-	.enabled = true,
-	.frequency_hz = AGENT_FREQ_DEFAULT,
-	.interval_ms = AGENT_INTERVAL_DEFAULT,
-	.heatmap_slots = AGENT_SLOTS_DEFAULT,
-};
+/* Records queued for clients that have not fetched them yet. */
+#define EVENT_QUEUE_BYTES	(8u << 20)
 
 static int
-open_sampler(void)
+open_sampler(struct agent *a)
 {
 	struct sampler_config	cfg = {
-		.frequency_hz = agent.frequency_hz,
-		.interval_ms = agent.interval_ms,
-		.heatmap_slots = agent.heatmap_slots,
+		.frequency_hz = a->config.frequency_hz,
+		.interval_ms = a->config.interval_ms,
+		.heatmap_slots = a->config.heatmap_slots,
 	};
 	int			sts;
 
-	if ((sts = sampler_open(&agent.sampler, &cfg)) < 0) {
-		agent.sampler = NULL;
-		agent.sampler_error = sts;
+	if ((sts = sampler_open(&a->sampler, &cfg)) < 0) {
+		a->sampler = NULL;
+		a->sampler_error = sts;
 		pmNotifyErr(LOG_ERR, "cannot load the BPF sampler: %s", strerror(-sts));
 		return sts;
 	}
-	agent.sampler_error = 0;
-	if (!agent.enabled)
-		sampler_set_enabled(agent.sampler, false);
+	a->sampler_error = 0;
+	if (!a->config.enabled)
+		sampler_set_enabled(a->sampler, false);
 	return 0;
 }
 
-int
-agent_init(void)
+struct agent *
+agent_new(void)
 {
-	agent.process_regex = strdup("");
-	agent.pids_text = strdup("");
-	agent.filter = proc_filter_new();
-	agent.window = window_new(WINDOW_EXPIRE_S);
-	if (!agent.process_regex || !agent.pids_text || !agent.filter || !agent.window)
-		return -ENOMEM;
-	agent.interval_frequency_hz = agent.frequency_hz;
-	return 0;
+	struct agent	*a = calloc(1, sizeof(*a));
+
+	if (a == NULL)
+		return NULL;
+	a->config.process_regex = strdup("");
+	a->config.pids_text = strdup("");
+	a->filter = proc_filter_new();
+	a->window = window_new(WINDOW_EXPIRE_S);
+	a->oncpu_events = events_new("on-cpu", EVENT_QUEUE_BYTES);
+	if (!a->config.process_regex || !a->config.pids_text || !a->filter ||
+	    !a->window || !a->oncpu_events) {
+		agent_free(a);
+		return NULL;
+	}
+	return a;
 }
 
 static double
@@ -78,64 +79,81 @@ seconds_since(const struct timespec *t0)
 }
 
 int
-agent_start(void)
+agent_start(struct agent *a, bool with_bpf)
 {
 	struct timespec	t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((agent.symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES)) == NULL)
+	a->started = true;
+	a->with_bpf = with_bpf;
+	a->interval_frequency_hz = a->config.frequency_hz;
+	if ((a->symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES)) == NULL)
 		return -ENOMEM;
 	/* a PMDA without BPF still serves its controls and says why in the log */
-	open_sampler();
-	agent_refresh_filter();
+	if (with_bpf)
+		open_sampler(a);
+	agent_refresh_filter(a);
 	pmNotifyErr(LOG_INFO, "started in %.2f s: BPF sampler %s, %u Hz, interval %u ms",
-		    seconds_since(&t0), agent.sampler ? "loaded" : "NOT loaded",
-		    agent.frequency_hz, agent.interval_ms);
+		    seconds_since(&t0), a->sampler ? "loaded" : "NOT loaded",
+		    a->config.frequency_hz, a->config.interval_ms);
 	return 0;
 }
 
 void
-agent_shutdown(void)
+agent_free(struct agent *a)
 {
-	if (agent.sampler)
-		sampler_close(agent.sampler);
-	agent.sampler = NULL;
-	symbolizer_free(agent.symbolizer);
-	window_free(agent.window);
-	proc_filter_free(agent.filter);
-	free(agent.process_regex);
-	free(agent.pids_text);
+	if (a == NULL)
+		return;
+	if (a->sampler)
+		sampler_close(a->sampler);
+	symbolizer_free(a->symbolizer);
+	window_free(a->window);
+	events_free(a->oncpu_events);
+	proc_filter_free(a->filter);
+	free(a->config.process_regex);
+	free(a->config.pids_text);
+	free(a->state_path);
+	free(a);
+}
+
+void
+agent_on_handover(struct agent *a, sampler_stack_fn fn, void *arg)
+{
+	a->handover = fn;
+	a->handover_arg = arg;
 }
 
 int
-agent_set_enabled(bool enabled)
+agent_set_enabled(struct agent *a, struct control_value *v)
 {
+	bool	enabled = v->u != 0;
 	int	sts;
 
-	if (agent.sampler == NULL && enabled && (sts = open_sampler()) < 0)
+	/* BPF that failed to load is retried on every store of 1 */
+	if (a->with_bpf && a->sampler == NULL && enabled && (sts = open_sampler(a)) < 0)
 		return sts;
-	if (agent.sampler && (sts = sampler_set_enabled(agent.sampler, enabled)) < 0) {
+	if (a->sampler && (sts = sampler_set_enabled(a->sampler, enabled)) < 0) {
 		pmNotifyErr(LOG_ERR, "sampler_set_enabled(%d): %s", enabled, strerror(-sts));
 		return sts;
 	}
-	agent.enabled = enabled;
+	a->config.enabled = enabled;
 	return 0;
 }
 
 /* Rate and interval size the BPF maps: the sampler may need new ones. */
 static int
-reconfigure(unsigned hz, unsigned interval_ms)
+reconfigure(struct agent *a, unsigned hz, unsigned interval_ms)
 {
 	struct sampler_config	cfg = {
 		.frequency_hz = hz,
 		.interval_ms = interval_ms,
-		.heatmap_slots = agent.heatmap_slots,
+		.heatmap_slots = a->config.heatmap_slots,
 	};
 	int			sts;
 
-	if (agent.sampler == NULL)
+	if (a->sampler == NULL)
 		return 0;
-	sts = sampler_reconfigure(agent.sampler, &cfg, drain_keep_stack, NULL);
+	sts = sampler_reconfigure(a->sampler, &cfg, a->handover, a->handover_arg);
 	if (sts < 0)
 		pmNotifyErr(LOG_ERR, "sampler_reconfigure(%u Hz, %u ms): %s",
 			    hz, interval_ms, strerror(-sts));
@@ -143,38 +161,40 @@ reconfigure(unsigned hz, unsigned interval_ms)
 }
 
 int
-agent_set_frequency(unsigned hz)
+agent_set_frequency(struct agent *a, struct control_value *v)
 {
 	int	sts;
 
-	if ((sts = reconfigure(hz, agent.interval_ms)) < 0)
+	if ((sts = reconfigure(a, v->u, a->config.interval_ms)) < 0)
 		return sts;
-	agent.frequency_hz = hz;
+	a->config.frequency_hz = v->u;
 	return 0;
 }
 
 int
-agent_set_interval(unsigned ms)
+agent_set_interval(struct agent *a, struct control_value *v)
 {
 	int	sts;
 
-	if ((sts = reconfigure(agent.frequency_hz, ms)) < 0)
+	if ((sts = reconfigure(a, a->config.frequency_hz, v->u)) < 0)
 		return sts;
 	/* main.c reads it when it arms the next drain */
-	agent.interval_ms = ms;
+	a->config.interval_ms = v->u;
 	return 0;
 }
 
 int
-agent_set_heatmap_slots(unsigned slots)
+agent_set_heatmap_slots(struct agent *a, struct control_value *v)
 {
 	int	sts;
 
-	if (agent.sampler && (sts = sampler_set_heatmap_slots(agent.sampler, slots)) < 0) {
-		pmNotifyErr(LOG_ERR, "sampler_set_heatmap_slots(%u): %s", slots, strerror(-sts));
+	if (v->u == a->config.heatmap_slots)
+		return 0;	/* a change resets the counts: not for nothing */
+	if (a->sampler && (sts = sampler_set_heatmap_slots(a->sampler, v->u)) < 0) {
+		pmNotifyErr(LOG_ERR, "sampler_set_heatmap_slots(%u): %s", v->u, strerror(-sts));
 		return sts;
 	}
-	agent.heatmap_slots = slots;
+	a->config.heatmap_slots = v->u;
 	return 0;
 }
 
@@ -191,57 +211,53 @@ replace_text(char **slot, const char *text)
 }
 
 int
-agent_set_process_regex(const char *regex)
+agent_set_process(struct agent *a, struct control_value *v)
 {
-	char	*old = strdup(agent.process_regex);
 	int	sts;
 
-	if (old == NULL)
-		return -ENOMEM;
-	if ((sts = proc_filter_set_regex(agent.filter, regex)) < 0 ||
-	    (sts = replace_text(&agent.process_regex, regex)) < 0) {
-		proc_filter_set_regex(agent.filter, old);
-		free(old);
+	if ((sts = replace_text(&a->config.process_regex, v->text)) < 0)
 		return sts;
-	}
-	free(old);
-	agent_refresh_filter();
+	proc_filter_set_regex(a->filter, v->regex);
+	v->regex = NULL;	/* the filter's now */
+	agent_refresh_filter(a);
 	return 0;
 }
 
 int
-agent_set_pids(const char *text)
+agent_set_pids(struct agent *a, struct control_value *v)
 {
-	pid_t	*pids;
-	size_t	n;
+	char	*copy = strdup(v->text);
 	int	sts;
 
-	if ((sts = control_parse_pids(text, &pids, &n)) < 0)
+	if (copy == NULL)
+		return -ENOMEM;
+	if ((sts = proc_filter_set_pids(a->filter, v->pids, v->npids)) < 0) {
+		free(copy);
 		return sts;
-	if ((sts = replace_text(&agent.pids_text, text)) == 0)
-		sts = proc_filter_set_pids(agent.filter, pids, n);
-	free(pids);
-	if (sts == 0)
-		agent_refresh_filter();
-	return sts;
+	}
+	free(a->config.pids_text);
+	a->config.pids_text = copy;
+	agent_refresh_filter(a);
+	return 0;
 }
 
 void
-agent_refresh_filter(void)
+agent_refresh_filter(struct agent *a)
 {
-	static bool	retry;	/* the sampler refused the last set: send again */
 	const pid_t	*pids;
 	size_t		n;
 	bool		changed;
 	int		sts;
 
-	changed = proc_filter_resolve(agent.filter, "/proc", &pids, &n);
-	if (!proc_filter_all(agent.filter))
-		agent.stats.filter_scans++;
-	if (!(changed || retry) || agent.sampler == NULL)
+	if (!a->started)
+		return;	/* agent_start resolves the selection it starts with */
+	changed = proc_filter_resolve(a->filter, "/proc", &pids, &n);
+	if (!proc_filter_all(a->filter))
+		a->stats.filter_scans++;
+	if (!(changed || a->filter_retry) || a->sampler == NULL)
 		return;
-	sts = sampler_set_filter(agent.sampler, proc_filter_all(agent.filter), pids, n);
-	retry = sts < 0;
+	sts = sampler_set_filter(a->sampler, proc_filter_all(a->filter), pids, n);
+	a->filter_retry = sts < 0;
 	if (sts < 0)
 		pmNotifyErr(LOG_ERR, "sampler_set_filter(%zu pids): %s", n, strerror(-sts));
 }
@@ -251,36 +267,36 @@ agent_refresh_filter(void)
 static void
 on_exec(void *arg, pid_t tgid)
 {
+	struct agent	*a = arg;
 	const pid_t	*pids;
 	size_t		n;
 	int		sts;
 
-	(void)arg;
-	if (proc_filter_note_exec(agent.filter, "/proc", tgid, &pids, &n)) {
-		sts = sampler_set_filter(agent.sampler, false, pids, n);
+	if (proc_filter_note_exec(a->filter, "/proc", tgid, &pids, &n)) {
+		sts = sampler_set_filter(a->sampler, false, pids, n);
 		if (sts < 0)
 			pmNotifyErr(LOG_ERR, "sampler_set_filter(exec %d): %s",
 				    (int)tgid, strerror(-sts));
 	}
 	/* the pid keeps its start time across exec: the symbolizer must be
 	 * told its maps changed */
-	if (proc_filter_selected(agent.filter, tgid))
-		symbolizer_note_exec(agent.symbolizer, tgid);
+	if (proc_filter_selected(a->filter, tgid))
+		symbolizer_note_exec(a->symbolizer, tgid);
 }
 
 void
-agent_handle_execs(void)
+agent_handle_execs(struct agent *a)
 {
 	int	sts;
 
-	if (agent.sampler == NULL)
+	if (a->sampler == NULL)
 		return;
-	if ((sts = sampler_poll_execs(agent.sampler, on_exec, NULL)) < 0)
+	if ((sts = sampler_poll_execs(a->sampler, on_exec, a)) < 0)
 		pmNotifyErr(LOG_ERR, "sampler_poll_execs: %s", strerror(-sts));
 }
 
 int
-agent_exec_fd(void)
+agent_exec_fd(const struct agent *a)
 {
-	return agent.sampler ? sampler_exec_fd(agent.sampler) : -1;
+	return a->sampler ? sampler_exec_fd(a->sampler) : -1;
 }

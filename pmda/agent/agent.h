@@ -1,10 +1,10 @@
 /*
- * agent.h - the state of one pmdastackprof process, shared by its parts.
+ * agent.h - the state of one pmdastackprof process and its parts.
  *
- * main.c owns the loop; drain.c fills the window and the event queue from
- * the sampler; metrics.c serves what is there; control.c changes the knobs
- * through the agent_set_* functions below, which are the only writers of
- * the configuration.
+ * main.c owns the one struct agent and hands it to every part: drain.c
+ * fills its window and event queue from the sampler, pcp/ serves what is
+ * there, and controls.c (the control table) is the only code that changes
+ * the configuration, through the agent_set_* setters below.
  */
 #ifndef AGENT_H
 #define AGENT_H
@@ -14,17 +14,10 @@
 #include <sys/types.h>
 #include "sampler/sampler.h"
 #include "symbolizer/symbolize.h"
+#include "control_parse.h"
+#include "events.h"
 #include "window.h"
 #include "proc_filter.h"
-
-/* Bounds of the storable controls (docs/design.md, "PMDA"). */
-#define AGENT_FREQ_MIN		1
-#define AGENT_FREQ_MAX		1000
-#define AGENT_FREQ_DEFAULT	99
-#define AGENT_INTERVAL_MIN	100
-#define AGENT_INTERVAL_MAX	60000
-#define AGENT_INTERVAL_DEFAULT	1000
-#define AGENT_SLOTS_DEFAULT	50
 
 /* What the PMDA itself measures about its drains. */
 struct agent_stats {
@@ -35,56 +28,83 @@ struct agent_stats {
 	uint64_t	symbolize_time_us;	/* part of it spent naming frames */
 	uint64_t	stacks;		/* aggregated stacks handed over */
 	uint64_t	records;	/* event records appended */
-	uint64_t	bad_stores;	/* stores refused as invalid */
-	uint64_t	denied_stores;	/* stores refused for permission */
 	uint64_t	filter_scans;	/* /proc scans for the process regex */
 };
 
-struct agent {
-	/* configuration, changed only through agent_set_* */
-	bool		enabled;
+/* The value of every stackprof.control.* metric.  u32 controls are
+ * unsigned, string controls char * (never NULL); controls.c finds each by
+ * its offset.  Written only by the agent_set_* setters. */
+struct agent_config {
+	unsigned	enabled;	/* 0 or 1 */
 	unsigned	frequency_hz;
 	unsigned	interval_ms;
 	unsigned	heatmap_slots;
 	char		*process_regex;	/* "" = no regex */
 	char		*pids_text;	/* "" = no PID list */
-	struct proc_filter *filter;
+};
+
+struct agent {
+	struct agent_config config;
 
 	/* parts */
+	struct proc_filter *filter;
 	struct sampler	*sampler;	/* NULL when BPF could not load */
 	int		sampler_error;	/* -errno of the last failed open */
 	struct symbolizer *symbolizer;
 	struct stack_window *window;
+	struct event_queue *oncpu_events;	/* stackprof.oncpu.stacks */
 
 	/* frequency in force during the interval being collected */
 	unsigned	interval_frequency_hz;
 	struct agent_stats stats;
+
+	/* private to agent.c */
+	bool		started;	/* agent_start ran: setters reach the sampler */
+	bool		with_bpf;	/* agent_start was asked to load BPF */
+	sampler_stack_fn handover;	/* takes stacks sampler_reconfigure hands over */
+	void		*handover_arg;
+	bool		filter_retry;	/* the sampler refused the last filter */
+
+	/* private to controls.c: the state file and which controls it holds */
+	char		*state_path;
+	uint64_t	stored;		/* bit i: controls[i] was stored */
 };
 
-extern struct agent agent;
+/* Cheap set-up, before pmcd is answered: the parts that need no privilege,
+ * the configuration zeroed until controls_reset() gives it its defaults. */
+struct agent *agent_new(void);
+/* The slow part, while pmcd knows we are not ready: the symbolizer, then
+ * the BPF sampler when with_bpf (without it the agent serves what it is
+ * handed, as when BPF cannot load; unit tests). */
+int agent_start(struct agent *a, bool with_bpf);
+void agent_free(struct agent *a);
 
-/* Cheap set-up, before pmcd is answered. */
-int agent_init(void);
-/* The slow part (BPF load, kernel symbols), while pmcd knows we are not ready. */
-int agent_start(void);
-void agent_shutdown(void);
+/* Who takes the stacks sampler_reconfigure hands over between drains (the
+ * drain, which publishes them with its next interval). */
+void agent_on_handover(struct agent *a, sampler_stack_fn fn, void *arg);
 
-int agent_set_enabled(bool enabled);
-int agent_set_frequency(unsigned hz);
-int agent_set_interval(unsigned ms);
-int agent_set_heatmap_slots(unsigned slots);
-/* Both take ownership of nothing; the text is copied on success. */
-int agent_set_process_regex(const char *regex);
-int agent_set_pids(const char *text);
+/*
+ * The setters of the control table (controls.c): each is called with a
+ * value the table has already checked, applies it to the sampler first and
+ * records it only if that worked, so a refused change leaves everything as
+ * it was.  A setter may take a parsed part of v (regex, pids) by setting it
+ * to NULL; the caller releases whatever is left.
+ */
+int agent_set_enabled(struct agent *a, struct control_value *v);
+int agent_set_frequency(struct agent *a, struct control_value *v);
+int agent_set_interval(struct agent *a, struct control_value *v);
+int agent_set_heatmap_slots(struct agent *a, struct control_value *v);
+int agent_set_process(struct agent *a, struct control_value *v);
+int agent_set_pids(struct agent *a, struct control_value *v);
 
 /* Push the current PID set of the filter to the sampler (each drain). */
-void agent_refresh_filter(void);
+void agent_refresh_filter(struct agent *a);
 
 /* Handle the sampler's queued exec notifications (main.c, when its fd is
  * readable): read the new programs' maps now, while they exist, and select
  * them at once if they match the process regex. */
-void agent_handle_execs(void);
+void agent_handle_execs(struct agent *a);
 /* The fd to poll for exec notifications, or -1. */
-int agent_exec_fd(void);
+int agent_exec_fd(const struct agent *a);
 
 #endif /* AGENT_H */

@@ -113,18 +113,32 @@ fail:
 }
 
 int
-control_check_regex(const char *text)
+control_parse_regex(const char *text, regex_t **re)
 {
-	regex_t	re;
+	regex_t	*r;
 
 	if (text == NULL || strlen(text) > CONTROL_TEXT_MAX)
 		return PM_ERR_BADSTORE;
-	if (*text == '\0')
+	if (*text == '\0') {
+		*re = NULL;
 		return 0;
-	if (regcomp(&re, text, REG_EXTENDED | REG_NOSUB) != 0)
+	}
+	if ((r = malloc(sizeof(*r))) == NULL)
+		return -ENOMEM;
+	if (regcomp(r, text, REG_EXTENDED | REG_NOSUB) != 0) {
+		free(r);
 		return PM_ERR_BADSTORE;
-	regfree(&re);
+	}
+	*re = r;
 	return 0;
+}
+
+void
+control_free_regex(regex_t *re)
+{
+	if (re != NULL)
+		regfree(re);
+	free(re);
 }
 
 int
@@ -133,4 +147,14 @@ control_check_slots(unsigned slots)
 	if (slots < 1 || slots > SP_HEATMAP_MAX_SLOTS || 1000 % slots != 0)
 		return PM_ERR_BADSTORE;
 	return 0;
+}
+
+void
+control_value_release(struct control_value *v)
+{
+	control_free_regex(v->regex);
+	free(v->pids);
+	v->regex = NULL;
+	v->pids = NULL;
+	v->npids = 0;
 }

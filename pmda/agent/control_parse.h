@@ -8,6 +8,7 @@
 #ifndef CONTROL_PARSE_H
 #define CONTROL_PARSE_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,6 +17,22 @@
 /* Most PIDs one store may name. */
 #define CONTROL_PIDS_MAX	1024
 
+/*
+ * A value on its way to a control: what the control table (controls.c)
+ * hands a setter.  u is the number of a u32 control, text the text of a
+ * string control; a parser of the table may leave what it made of the text
+ * in the other fields (or in u, e.g. an enum).  control_value_release frees
+ * those.
+ */
+struct control_value {
+	unsigned	u;
+	const char	*text;
+	regex_t		*regex;		/* control_parse_regex */
+	pid_t		*pids;		/* control_parse_pids */
+	size_t		npids;
+};
+void control_value_release(struct control_value *v);
+
 /* Decimal number in [lo, hi]; anything else (sign, junk, overflow) fails. */
 int control_parse_uint(const char *text, unsigned lo, unsigned hi, unsigned *out);
 
@@ -23,8 +40,11 @@ int control_parse_uint(const char *text, unsigned lo, unsigned hi, unsigned *out
  * On success *pids is malloc'd (NULL when n == 0). */
 int control_parse_pids(const char *text, pid_t **pids, size_t *n);
 
-/* An extended POSIX regex that compiles; "" is valid (no regex). */
-int control_check_regex(const char *text);
+/* An extended POSIX regex that compiles; "" is valid (no regex).  On
+ * success *re is the compiled regex (malloc'd, REG_EXTENDED|REG_NOSUB; free
+ * with control_free_regex), or NULL for "": the one place it is compiled. */
+int control_parse_regex(const char *text, regex_t **re);
+void control_free_regex(regex_t *re);
 
 /* Heat map slices: must divide a second into whole milliseconds. */
 int control_check_slots(unsigned slots);

@@ -26,6 +26,7 @@ struct raw_stack {
 };
 
 struct drain_pass {
+	struct agent	*agent;
 	struct timeval	when;		/* timestamp of every record */
 	struct raw_stack **raw;		/* phase 1 output */
 	size_t		nraw, rawcap;
@@ -35,14 +36,20 @@ struct drain_pass {
 	struct interval_stacks *merged;	/* this drain's stacks by name */
 };
 
-static void	(*service_pmcd)(void);
-/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
-static struct drain_pass	carried;
+struct drain {
+	struct agent	*agent;
+	void		(*service)(void *arg);	/* answers pmcd meanwhile */
+	void		*service_arg;
+	/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
+	struct drain_pass carried;
+	struct interval_stacks *merged;	/* reused: its buckets are big */
+};
 
 void
-drain_set_service(void (*fn)(void))
+drain_set_service(struct drain *d, void (*fn)(void *arg), void *arg)
 {
-	service_pmcd = fn;
+	d->service = fn;
+	d->service_arg = arg;
 }
 
 static uint64_t
@@ -135,21 +142,56 @@ copy_stack(void *arg, const struct sampled_stack *st)
 	r->count = st->count;
 	r->nkernel = nk;
 	r->nuser = nu;
-	memcpy(r->ips, st->kernel_ips, (size_t)nk * sizeof(uint64_t));
-	memcpy(r->ips + nk, st->user_ips, (size_t)nu * sizeof(uint64_t));
+	/* a lost stack may come without its array */
+	if (nk > 0)
+		memcpy(r->ips, st->kernel_ips, (size_t)nk * sizeof(uint64_t));
+	if (nu > 0)
+		memcpy(r->ips + nk, st->user_ips, (size_t)nu * sizeof(uint64_t));
 	pass->raw[pass->nraw++] = r;
-	agent.stats.stacks++;
+	pass->agent->stats.stacks++;
 	return;
 nomem:
 	pmNotifyErr(LOG_ERR, "drain: out of memory, %" PRIu64 " samples of pid %u dropped",
 		    st->count, st->key->tgid);
 }
 
-void
-drain_keep_stack(void *arg, const struct sampled_stack *st)
+/* sampler_reconfigure's hand-over: kept for the next drain */
+static void
+keep_stack(void *arg, const struct sampled_stack *st)
 {
-	(void)arg;
-	copy_stack(&carried, st);
+	struct drain	*d = arg;
+
+	copy_stack(&d->carried, st);
+}
+
+struct drain *
+drain_new(struct agent *a)
+{
+	struct drain	*d = calloc(1, sizeof(*d));
+
+	if (d == NULL || (d->merged = interval_new()) == NULL) {
+		free(d);
+		return NULL;
+	}
+	d->agent = a;
+	d->carried.agent = a;
+	agent_on_handover(a, keep_stack, d);
+	return d;
+}
+
+void
+drain_free(struct drain *d)
+{
+	size_t	i;
+
+	if (d == NULL)
+		return;
+	agent_on_handover(d->agent, NULL, NULL);
+	for (i = 0; i < d->carried.nraw; i++)
+		free(d->carried.raw[i]);
+	free(d->carried.raw);
+	interval_free(d->merged);
+	free(d);
 }
 
 /* Phase 2: name the frames of one copied stack and merge it by name. */
@@ -168,8 +210,8 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 	copy_comm(comm, r->key.comm);
 	copy_comm(pcomm, r->key.pcomm);
 	t0 = mono_ns();
-	symbolizer_note_process(agent.symbolizer, (pid_t)r->key.tgid);
-	sts = drain_fold_stack(agent.symbolizer, &st, &pass->frames, &pass->cap);
+	symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->key.tgid);
+	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
 	if (sts == 0)
 		sts = interval_add(pass->merged, (pid_t)r->key.tgid, (pid_t)r->key.tid,
@@ -185,7 +227,7 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
  * answered between stacks.
  */
 static void
-name_stacks(struct drain_pass *pass)
+name_stacks(struct drain *d, struct drain_pass *pass)
 {
 	uint64_t	last = mono_ns();
 	size_t		i;
@@ -193,8 +235,8 @@ name_stacks(struct drain_pass *pass)
 	for (i = 0; i < pass->nraw; i++) {
 		name_stack(pass, pass->raw[i]);
 		free(pass->raw[i]);
-		if (service_pmcd && mono_ns() - last > 50000000u) {
-			service_pmcd();
+		if (d->service && mono_ns() - last > 50000000u) {
+			d->service(d->service_arg);
 			last = mono_ns();
 		}
 	}
@@ -208,65 +250,68 @@ static void
 publish_stack(void *arg, const struct interval_stack *st)
 {
 	struct drain_pass	*pass = arg;
+	struct agent		*a = pass->agent;
 	struct stack_event	ev;
 
-	window_add(agent.window, st->pid, st->process, st->thread, st->frames, st->count);
+	window_add(a->window, st->pid, st->process, st->thread, st->frames, st->count);
 	ev.stack = st->frames;
 	ev.count = st->count;
-	ev.value_us = st->count * 1000000u / agent.interval_frequency_hz;
+	ev.value_us = st->count * 1000000u / a->interval_frequency_hz;
 	ev.pid = st->pid;
 	ev.tid = st->tid;
 	ev.comm = st->thread;
 	ev.process = st->process;
-	if (events_append(&ev, &pass->when) == 0)
-		agent.stats.records++;
+	if (events_append(a->oncpu_events, &ev, &pass->when) == 0)
+		a->stats.records++;
 }
 
-void
-drain_run(void)
+/* What the drain measures about itself. */
+static void
+account(struct agent *a, uint64_t t0, uint64_t symbolize_ns)
 {
-	static struct interval_stacks	*merged;	/* reused: its buckets are big */
-	struct drain_pass	pass = { .frames = NULL, .cap = 0, .symbolize_ns = 0 };
-	struct timespec		now;
-	uint64_t		t0 = mono_ns(), took_us;
-	int			sts;
+	uint64_t	took_us = (mono_ns() - t0) / 1000;
 
-	gettimeofday(&pass.when, NULL);
-	if (merged == NULL && (merged = interval_new()) == NULL) {
-		pmNotifyErr(LOG_ERR, "drain: out of memory");
-		return;
-	}
-	pass.merged = merged;
-	/* start with what a reconfiguration handed over since the last drain */
-	pass.raw = carried.raw;
-	pass.nraw = carried.nraw;
-	pass.rawcap = carried.rawcap;
-	carried.raw = NULL;
-	carried.nraw = carried.rawcap = 0;
-	if (agent.sampler != NULL) {
-		sts = sampler_drain(agent.sampler, copy_stack, &pass);
-		if (sts < 0) {
-			agent.stats.drain_errors++;
-			pmNotifyErr(LOG_ERR, "sampler_drain: %s", strerror(-sts));
-		}
-	}
-	name_stacks(&pass);
-	free(pass.frames);
-	interval_flush(merged, publish_stack, &pass);
-	symbolizer_collect(agent.symbolizer);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	window_publish(agent.window, now.tv_sec);
-	/* regex matches are re-resolved so new processes join next interval */
-	agent_refresh_filter();
-	agent.interval_frequency_hz = agent.frequency_hz;
-
-	agent.stats.drains++;
-	agent.stats.symbolize_time_us += pass.symbolize_ns / 1000;
-	took_us = (mono_ns() - t0) / 1000;
-	agent.stats.drain_time_us += took_us;
-	if (took_us > agent.stats.drain_time_max_us)
-		agent.stats.drain_time_max_us = took_us;
+	a->stats.drains++;
+	a->stats.symbolize_time_us += symbolize_ns / 1000;
+	a->stats.drain_time_us += took_us;
+	if (took_us > a->stats.drain_time_max_us)
+		a->stats.drain_time_max_us = took_us;
 	/* pmcd gives up on an agent silent for 5 s: say so before it does */
 	if (took_us > 2000000)
 		pmNotifyErr(LOG_WARNING, "drain took %.1f s", took_us / 1e6);
+}
+
+void
+drain_run(struct drain *d)
+{
+	struct agent		*a = d->agent;
+	struct drain_pass	pass = { .agent = a, .merged = d->merged };
+	struct timespec		now;
+	uint64_t		t0 = mono_ns();
+	int			sts;
+
+	gettimeofday(&pass.when, NULL);
+	/* start with what a reconfiguration handed over since the last drain */
+	pass.raw = d->carried.raw;
+	pass.nraw = d->carried.nraw;
+	pass.rawcap = d->carried.rawcap;
+	d->carried.raw = NULL;
+	d->carried.nraw = d->carried.rawcap = 0;
+	if (a->sampler != NULL) {
+		sts = sampler_drain(a->sampler, copy_stack, &pass);
+		if (sts < 0) {
+			a->stats.drain_errors++;
+			pmNotifyErr(LOG_ERR, "sampler_drain: %s", strerror(-sts));
+		}
+	}
+	name_stacks(d, &pass);
+	free(pass.frames);
+	interval_flush(d->merged, publish_stack, &pass);
+	symbolizer_collect(a->symbolizer);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	window_publish(a->window, now.tv_sec);
+	/* regex matches are re-resolved so new processes join next interval */
+	agent_refresh_filter(a);
+	a->interval_frequency_hz = a->config.frequency_hz;
+	account(a, t0, pass.symbolize_ns);
 }

@@ -5,18 +5,21 @@
 #ifndef DRAIN_H
 #define DRAIN_H
 
+struct agent;
+struct drain;
+
+/* The drain of agent a; it takes the stacks a's sampler hands over when it
+ * is reconfigured between drains, and publishes them with the next. */
+struct drain *drain_new(struct agent *a);
+void drain_free(struct drain *d);
+
 /* Called by main.c every stackprof.control.interval ms. */
-void drain_run(void);
+void drain_run(struct drain *d);
 
-/* fn answers whatever pmcd has sent, without waiting; drain_run calls it
- * between stacks while it names frames, so a long drain never leaves pmcd
- * without an answer. */
-void drain_set_service(void (*fn)(void));
-
-/* A sampler_stack_fn for stacks handed over outside drain_run (by
- * sampler_reconfigure): they are kept and published by the next drain. */
-struct sampled_stack;
-void drain_keep_stack(void *arg, const struct sampled_stack *st);
+/* fn(arg) answers whatever pmcd has sent, without waiting; drain_run calls
+ * it between stacks while it names frames, so a long drain never leaves
+ * pmcd without an answer. */
+void drain_set_service(struct drain *d, void (*fn)(void *arg), void *arg);
 
 /* Build the folded frame list of a stack into *buf (grown as needed):
  * user frames outermost first, then kernel frames outermost first.

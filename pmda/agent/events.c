@@ -1,5 +1,5 @@
 /*
- * events.c - stackprof.oncpu.stacks through libpcp_pmda's event queues.
+ * events.c - event metrics (stackprof.oncpu.stacks) from our own record queue.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -42,109 +42,147 @@ struct client {
 	uint64_t	next_seq;	/* first record this client has not seen */
 };
 
-static struct record	*head, *tail;
-static uint64_t		next_seq = 1;
-static size_t		queued_bytes, max_bytes;
-static struct client	*clients;
-static int		nclients;
-static int		event_array = -1;
-static pmID		param_pmid[EP_NPARAMS];
-static struct {
-	uint32_t	records;	/* appended (PM_TYPE_U32 counter) */
-	uint64_t	bytes;		/* appended */
-	uint64_t	dropped;	/* freed before some client saw them */
-} counts;
+struct event_queue {
+	struct record	*head, *tail;
+	uint64_t	next_seq;
+	size_t		queued_bytes, max_bytes;
+	struct client	*clients;
+	int		nclients;
+	int		event_array;	/* libpcp_pmda's buffer for fetches */
+	pmID		param_pmid[EP_NPARAMS];
+	const char	*type;		/* the .type parameter of every record */
+	struct {
+		uint32_t	records;	/* appended (PM_TYPE_U32 counter) */
+		uint64_t	bytes;		/* appended */
+		uint64_t	dropped;	/* freed before some client saw them */
+	} counts;
+};
+
+struct event_queue *
+events_new(const char *type, size_t maxmem)
+{
+	struct event_queue	*q = calloc(1, sizeof(*q));
+
+	if (q == NULL)
+		return NULL;
+	q->next_seq = 1;
+	q->max_bytes = maxmem;
+	q->event_array = -1;
+	q->type = type;
+	return q;
+}
+
+void
+events_free(struct event_queue *q)
+{
+	if (q == NULL)
+		return;
+	while (q->head) {
+		struct record	*r = q->head;
+
+		q->head = r->next;
+		free(r);
+	}
+	if (q->event_array >= 0)
+		pmdaEventReleaseArray(q->event_array);
+	free(q->clients);
+	free(q);
+}
 
 int
-events_init(const pmID params[EP_NPARAMS], size_t maxmem)
+events_set_params(struct event_queue *q, const pmID params[EP_NPARAMS])
 {
-	memcpy(param_pmid, params, sizeof(param_pmid));
-	max_bytes = maxmem;
-	if ((event_array = pmdaEventNewArray()) < 0)
-		pmNotifyErr(LOG_ERR, "pmdaEventNewArray: %s", pmErrStr(event_array));
-	return event_array < 0 ? event_array : 0;
+	memcpy(q->param_pmid, params, sizeof(q->param_pmid));
+	if (q->event_array < 0 && (q->event_array = pmdaEventNewArray()) < 0)
+		pmNotifyErr(LOG_ERR, "pmdaEventNewArray: %s", pmErrStr(q->event_array));
+	return q->event_array < 0 ? q->event_array : 0;
 }
 
 static struct client *
-client_of(int context, bool create)
+client_of(struct event_queue *q, int context, bool create)
 {
 	if (context < 0)
 		return NULL;
-	if (context >= nclients) {
+	if (context >= q->nclients) {
 		int		n = context + 16;
 		struct client	*v;
 
-		if (!create || (v = realloc(clients, n * sizeof(*v))) == NULL)
+		if (!create || (v = realloc(q->clients, n * sizeof(*v))) == NULL)
 			return NULL;
-		memset(v + nclients, 0, (n - nclients) * sizeof(*v));
-		clients = v;
-		nclients = n;
+		memset(v + q->nclients, 0, (n - q->nclients) * sizeof(*v));
+		q->clients = v;
+		q->nclients = n;
 	}
-	return &clients[context];
+	return &q->clients[context];
 }
 
 /* The oldest record some active client still has to see. */
 static uint64_t
-oldest_needed(void)
+oldest_needed(const struct event_queue *q)
 {
-	uint64_t	oldest = next_seq;
+	uint64_t	oldest = q->next_seq;
 	int		i;
 
-	for (i = 0; i < nclients; i++)
-		if (clients[i].active && clients[i].next_seq < oldest)
-			oldest = clients[i].next_seq;
+	for (i = 0; i < q->nclients; i++)
+		if (q->clients[i].active && q->clients[i].next_seq < oldest)
+			oldest = q->clients[i].next_seq;
 	return oldest;
 }
 
-static void
-drop_head(void)
+static bool
+any_client(const struct event_queue *q)
 {
-	struct record	*r = head;
+	int	i;
 
-	head = r->next;
-	if (head == NULL)
-		tail = NULL;
-	queued_bytes -= r->size;
+	for (i = 0; i < q->nclients; i++)
+		if (q->clients[i].active)
+			return true;
+	return false;
+}
+
+static void
+drop_head(struct event_queue *q)
+{
+	struct record	*r = q->head;
+
+	q->head = r->next;
+	if (q->head == NULL)
+		q->tail = NULL;
+	q->queued_bytes -= r->size;
 	free(r);
 }
 
 /* Free what everyone has seen, then the oldest records beyond the bound. */
 static void
-trim(void)
+trim(struct event_queue *q)
 {
-	uint64_t	oldest = oldest_needed();
+	uint64_t	oldest = oldest_needed(q);
 
-	while (head && head->seq < oldest)
-		drop_head();
-	while (head && queued_bytes > max_bytes) {
-		counts.dropped++;
-		drop_head();
+	while (q->head && q->head->seq < oldest)
+		drop_head(q);
+	while (q->head && q->queued_bytes > q->max_bytes) {
+		q->counts.dropped++;
+		drop_head(q);
 	}
 }
 
 int
-events_append(const struct stack_event *ev, struct timeval *when)
+events_append(struct event_queue *q, const struct stack_event *ev, struct timeval *when)
 {
 	size_t		slen = strlen(ev->stack) + 1;
 	size_t		size = offsetof(struct record, data.stack) + slen;
 	struct record	*r;
 
-	counts.records++;
-	counts.bytes += size;
-	if (oldest_needed() == next_seq && !head) {
-		int	i, any = 0;
-
-		for (i = 0; i < nclients; i++)
-			any |= clients[i].active;
-		if (!any) {
-			next_seq++;	/* nobody listens: nothing to keep */
-			return 0;
-		}
+	q->counts.records++;
+	q->counts.bytes += size;
+	if (q->head == NULL && !any_client(q)) {
+		q->next_seq++;	/* nobody listens: nothing to keep */
+		return 0;
 	}
 	if ((r = malloc(size)) == NULL)
 		return -ENOMEM;
 	r->next = NULL;
-	r->seq = next_seq++;
+	r->seq = q->next_seq++;
 	r->when = *when;
 	r->size = size;
 	r->data.count = ev->count;
@@ -154,163 +192,166 @@ events_append(const struct stack_event *ev, struct timeval *when)
 	snprintf(r->data.comm, sizeof(r->data.comm), "%s", ev->comm);
 	snprintf(r->data.process, sizeof(r->data.process), "%s", ev->process);
 	memcpy(r->data.stack, ev->stack, slen);
-	if (tail)
-		tail->next = r;
+	if (q->tail)
+		q->tail->next = r;
 	else
-		head = r;
-	tail = r;
-	queued_bytes += size;
-	trim();
+		q->head = r;
+	q->tail = r;
+	q->queued_bytes += size;
+	trim(q);
 	return 0;
 }
 
 static int
-add_string(int array, enum event_param p, const char *s)
+add_param(const struct event_queue *q, enum event_param p, int type, pmAtomValue *a)
 {
-	pmAtomValue	a;
-
-	a.cp = (char *)s;
-	return pmdaEventAddParam(array, param_pmid[p], PM_TYPE_STRING, &a);
+	return pmdaEventAddParam(q->event_array, q->param_pmid[p], type, a);
 }
 
 static int
-add_u64(int array, enum event_param p, uint64_t v)
+add_string(const struct event_queue *q, enum event_param p, const char *s)
 {
-	pmAtomValue	a;
+	pmAtomValue	a = { .cp = (char *)s };
 
-	a.ull = v;
-	return pmdaEventAddParam(array, param_pmid[p], PM_TYPE_U64, &a);
+	return add_param(q, p, PM_TYPE_STRING, &a);
 }
 
 static int
-add_u32(int array, enum event_param p, uint32_t v)
+add_u64(const struct event_queue *q, enum event_param p, uint64_t v)
 {
-	pmAtomValue	a;
+	pmAtomValue	a = { .ull = v };
 
-	a.ul = v;
-	return pmdaEventAddParam(array, param_pmid[p], PM_TYPE_U32, &a);
+	return add_param(q, p, PM_TYPE_U64, &a);
+}
+
+static int
+add_u32(const struct event_queue *q, enum event_param p, uint32_t v)
+{
+	pmAtomValue	a = { .ul = v };
+
+	return add_param(q, p, PM_TYPE_U32, &a);
 }
 
 /* Turn one queued record into an event record. */
 static int
-add_record(int array, const struct record *r)
+add_record(const struct event_queue *q, const struct record *r)
 {
-	const struct queued_stack	*q = &r->data;
+	const struct queued_stack	*d = &r->data;
 	struct timeval			when = r->when;
 	int				sts;
 
-	if ((sts = pmdaEventAddRecord(array, &when, PM_EVENT_FLAG_POINT)) < 0 ||
-	    (sts = add_string(array, EP_STACK, q->stack)) < 0 ||
-	    (sts = add_u64(array, EP_COUNT, q->count)) < 0 ||
-	    (sts = add_u32(array, EP_PID, (uint32_t)q->pid)) < 0 ||
-	    (sts = add_u32(array, EP_TID, (uint32_t)q->tid)) < 0 ||
-	    (sts = add_string(array, EP_COMM, q->comm)) < 0 ||
-	    (sts = add_string(array, EP_PROCESS, q->process)) < 0 ||
-	    (sts = add_string(array, EP_TYPE, "on-cpu")) < 0 ||
-	    (sts = add_u64(array, EP_VALUE, q->value_us)) < 0)
+	if ((sts = pmdaEventAddRecord(q->event_array, &when, PM_EVENT_FLAG_POINT)) < 0 ||
+	    (sts = add_string(q, EP_STACK, d->stack)) < 0 ||
+	    (sts = add_u64(q, EP_COUNT, d->count)) < 0 ||
+	    (sts = add_u32(q, EP_PID, (uint32_t)d->pid)) < 0 ||
+	    (sts = add_u32(q, EP_TID, (uint32_t)d->tid)) < 0 ||
+	    (sts = add_string(q, EP_COMM, d->comm)) < 0 ||
+	    (sts = add_string(q, EP_PROCESS, d->process)) < 0 ||
+	    (sts = add_string(q, EP_TYPE, q->type)) < 0 ||
+	    (sts = add_u64(q, EP_VALUE, d->value_us)) < 0)
 		return sts;
 	return 0;
 }
 
 int
-events_fetch(int context, pmAtomValue *atom)
+events_fetch(struct event_queue *q, int context, pmAtomValue *atom)
 {
-	struct client	*c = client_of(context, true);
+	struct client	*c = client_of(q, context, true);
 	const struct record *r;
-	uint64_t	first = head ? head->seq : next_seq;
+	uint64_t	first = q->head ? q->head->seq : q->next_seq;
 	int		nrec = 0, sts;
 
-	if (c == NULL || event_array < 0)
+	if (c == NULL || q->event_array < 0)
 		return PMDA_FETCH_NOVALUES;
 	if (!c->active) {
 		/* first fetch: records from now on */
 		c->active = true;
-		c->next_seq = next_seq;
+		c->next_seq = q->next_seq;
 		return PMDA_FETCH_NOVALUES;
 	}
-	pmdaEventResetArray(event_array);
+	pmdaEventResetArray(q->event_array);
 	if (c->next_seq < first) {
 		/* dropped by the memory bound before this client came back */
 		struct timeval	now;
 
 		gettimeofday(&now, NULL);
-		if ((sts = pmdaEventAddMissedRecord(event_array, &now, (int)(first - c->next_seq))) < 0)
+		if ((sts = pmdaEventAddMissedRecord(q->event_array, &now, (int)(first - c->next_seq))) < 0)
 			return sts;
 		nrec++;
 		c->next_seq = first;
 	}
-	for (r = head; r != NULL; r = r->next) {
+	for (r = q->head; r != NULL; r = r->next) {
 		if (r->seq < c->next_seq)
 			continue;
-		if ((sts = add_record(event_array, r)) < 0)
+		if ((sts = add_record(q, r)) < 0)
 			return sts;
 		nrec++;
 	}
-	c->next_seq = next_seq;
-	trim();
+	c->next_seq = q->next_seq;
+	trim(q);
 	if (nrec == 0)
 		return PMDA_FETCH_NOVALUES;
-	atom->vbp = (pmValueBlock *)pmdaEventGetAddr(event_array);
+	atom->vbp = (pmValueBlock *)pmdaEventGetAddr(q->event_array);
 	return PMDA_FETCH_STATIC;
 }
 
 void
-events_client_start(int context)
+events_client_start(struct event_queue *q, int context)
 {
-	struct client	*c = client_of(context, true);
+	struct client	*c = client_of(q, context, true);
 
 	if (c && !c->active) {
 		c->active = true;
-		c->next_seq = next_seq;
+		c->next_seq = q->next_seq;
 	}
 }
 
 void
-events_client_end(int context)
+events_client_end(struct event_queue *q, int context)
 {
-	struct client	*c = client_of(context, false);
+	struct client	*c = client_of(q, context, false);
 
 	if (c) {
 		c->active = false;
-		trim();
+		trim(q);
 	}
 }
 
 int
-events_stat_records(pmAtomValue *atom)
+events_stat_records(const struct event_queue *q, pmAtomValue *atom)
 {
-	atom->ul = counts.records;
+	atom->ul = q->counts.records;
 	return PMDA_FETCH_STATIC;
 }
 
 int
-events_stat_bytes(pmAtomValue *atom)
+events_stat_bytes(const struct event_queue *q, pmAtomValue *atom)
 {
-	atom->ull = counts.bytes;
+	atom->ull = q->counts.bytes;
 	return PMDA_FETCH_STATIC;
 }
 
 int
-events_stat_memory(pmAtomValue *atom)
+events_stat_memory(const struct event_queue *q, pmAtomValue *atom)
 {
-	atom->ull = queued_bytes;
+	atom->ull = q->queued_bytes;
 	return PMDA_FETCH_STATIC;
 }
 
 int
-events_stat_clients(pmAtomValue *atom)
+events_stat_clients(const struct event_queue *q, pmAtomValue *atom)
 {
 	int	i;
 
 	atom->ul = 0;
-	for (i = 0; i < nclients; i++)
-		atom->ul += clients[i].active;
+	for (i = 0; i < q->nclients; i++)
+		atom->ul += q->clients[i].active;
 	return PMDA_FETCH_STATIC;
 }
 
 int
-events_stat_dropped(pmAtomValue *atom)
+events_stat_dropped(const struct event_queue *q, pmAtomValue *atom)
 {
-	atom->ull = counts.dropped;
+	atom->ull = q->counts.dropped;
 	return PMDA_FETCH_STATIC;
 }

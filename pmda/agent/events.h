@@ -1,5 +1,5 @@
 /*
- * events.h - the stackprof.oncpu.stacks event queue.
+ * events.h - the queue behind an event metric (stackprof.oncpu.stacks).
  *
  * One record per (process, thread, stack) of a drain interval, appended at
  * drain time.  Each client context (pmlogger included) has a cursor, so it
@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <pcp/pmapi.h>
 
-/* Parameters of a record, in the order of the PMIDs given to events_init. */
+/* Parameters of a record, in the order of the PMIDs given to events_set_params. */
 enum event_param {
 	EP_STACK, EP_COUNT, EP_PID, EP_TID, EP_COMM, EP_PROCESS, EP_TYPE, EP_VALUE,
 	EP_NPARAMS
@@ -31,21 +31,29 @@ struct stack_event {
 	const char	*process;	/* process name */
 };
 
-/* maxmem bounds the bytes queued for clients that have not fetched yet. */
-int events_init(const pmID params[EP_NPARAMS], size_t maxmem);
-int events_append(const struct stack_event *ev, struct timeval *when);
+struct event_queue;
+
+/* A queue of records whose .type parameter is type ("on-cpu"); maxmem
+ * bounds the bytes queued for clients that have not fetched yet.  NULL
+ * when out of memory. */
+struct event_queue *events_new(const char *type, size_t maxmem);
+void events_free(struct event_queue *q);
+/* The PMIDs of the parameters, known once pmdaInit has set the domain;
+ * until then fetches answer no values. */
+int events_set_params(struct event_queue *q, const pmID params[EP_NPARAMS]);
+int events_append(struct event_queue *q, const struct stack_event *ev, struct timeval *when);
 
 /* Fetch the records this client has not seen yet (for the fetch callback). */
-int events_fetch(int context, pmAtomValue *atom);
+int events_fetch(struct event_queue *q, int context, pmAtomValue *atom);
 /* A client context appeared or went away. */
-void events_client_start(int context);
-void events_client_end(int context);
+void events_client_start(struct event_queue *q, int context);
+void events_client_end(struct event_queue *q, int context);
 
 /* Queue figures for stackprof.stats.events.* (PMDA_FETCH_* codes). */
-int events_stat_records(pmAtomValue *atom);
-int events_stat_bytes(pmAtomValue *atom);
-int events_stat_memory(pmAtomValue *atom);
-int events_stat_clients(pmAtomValue *atom);
-int events_stat_dropped(pmAtomValue *atom);
+int events_stat_records(const struct event_queue *q, pmAtomValue *atom);
+int events_stat_bytes(const struct event_queue *q, pmAtomValue *atom);
+int events_stat_memory(const struct event_queue *q, pmAtomValue *atom);
+int events_stat_clients(const struct event_queue *q, pmAtomValue *atom);
+int events_stat_dropped(const struct event_queue *q, pmAtomValue *atom);
 
 #endif /* EVENTS_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <pcp/pmapi.h>
+#include "control_parse.h"
 #include "proc_filter.h"
 
 struct pid_set {
@@ -19,8 +20,7 @@ struct pid_set {
 };
 
 struct proc_filter {
-	bool		have_regex;
-	regex_t		regex;
+	regex_t		*regex;		/* NULL: no regex */
 	struct pid_set	listed;		/* from stackprof.control.pids */
 	struct pid_set	resolved;	/* last answer of proc_filter_resolve */
 	struct pid_set	previous;
@@ -77,28 +77,19 @@ proc_filter_free(struct proc_filter *f)
 {
 	if (f == NULL)
 		return;
-	if (f->have_regex)
-		regfree(&f->regex);
+	control_free_regex(f->regex);
 	free(f->listed.v);
 	free(f->resolved.v);
 	free(f->previous.v);
 	free(f);
 }
 
-int
-proc_filter_set_regex(struct proc_filter *f, const char *text)
+void
+proc_filter_set_regex(struct proc_filter *f, regex_t *re)
 {
-	regex_t	re;
-
-	if (*text != '\0' && regcomp(&re, text, REG_EXTENDED | REG_NOSUB) != 0)
-		return PM_ERR_BADSTORE;
-	if (f->have_regex)
-		regfree(&f->regex);
-	f->have_regex = (*text != '\0');
-	if (f->have_regex)
-		f->regex = re;
+	control_free_regex(f->regex);
+	f->regex = re;
 	f->resolved_once = false;	/* next resolve reports a change */
-	return 0;
 }
 
 int
@@ -121,7 +112,7 @@ proc_filter_set_pids(struct proc_filter *f, const pid_t *pids, size_t n)
 bool
 proc_filter_all(const struct proc_filter *f)
 {
-	return !f->have_regex && f->listed.n == 0;
+	return f->regex == NULL && f->listed.n == 0;
 }
 
 /* Read a small /proc file; NULs (cmdline separators) become spaces. */
@@ -156,9 +147,9 @@ process_matches(const struct proc_filter *f, int procfd, const char *pid)
 	if (dirfd < 0)
 		return false;	/* exited while we scanned */
 	if (read_proc_text(dirfd, "comm", text, sizeof(text)) == 0)
-		match = regexec(&f->regex, text, 0, NULL, 0) == 0;
+		match = regexec(f->regex, text, 0, NULL, 0) == 0;
 	if (!match && read_proc_text(dirfd, "cmdline", text, sizeof(text)) == 0 && text[0])
-		match = regexec(&f->regex, text, 0, NULL, 0) == 0;
+		match = regexec(f->regex, text, 0, NULL, 0) == 0;
 	close(dirfd);
 	return match;
 }
@@ -198,7 +189,7 @@ proc_filter_resolve(struct proc_filter *f, const char *proc_root,
 
 	for (i = 0; i < f->listed.n; i++)
 		pid_set_add(&f->resolved, f->listed.v[i]);
-	if (f->have_regex)
+	if (f->regex != NULL)
 		scan_proc(f, proc_root);
 	pid_set_normalize(&f->resolved);
 
@@ -233,7 +224,7 @@ proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
 	bool	match;
 	size_t	i;
 
-	if (!f->have_regex || !f->resolved_once)
+	if (f->regex == NULL || !f->resolved_once)
 		return false;	/* all selected, or a full resolve is due anyway */
 	for (i = 0; i < f->resolved.n; i++)
 		if (f->resolved.v[i] == pid)

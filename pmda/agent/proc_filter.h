@@ -9,6 +9,7 @@
 #ifndef PROC_FILTER_H
 #define PROC_FILTER_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -18,8 +19,9 @@ struct proc_filter;
 struct proc_filter *proc_filter_new(void);
 void proc_filter_free(struct proc_filter *f);
 
-/* Replace the regex ("" clears it); 0 or PM_ERR_BADSTORE, unchanged on error. */
-int proc_filter_set_regex(struct proc_filter *f, const char *regex);
+/* Replace the regex with re, compiled by control_parse_regex (NULL clears
+ * it); the filter owns re from then on. */
+void proc_filter_set_regex(struct proc_filter *f, regex_t *re);
 /* Replace the PID list (copied). */
 int proc_filter_set_pids(struct proc_filter *f, const pid_t *pids, size_t n);
 

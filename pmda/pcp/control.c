@@ -1,161 +1,116 @@
 /*
- * control.c - stores into stackprof.control.*, validated and root-only.
+ * control.c - stores into stackprof.control.*, root-only, then handed to
+ * the control table, which validates, applies and keeps them.
  *
  * pmcd tells us each client's user id (PMDA_FLAG_AUTHORIZE); a store from a
  * context whose user id is not 0, or is unknown, is refused with
  * PM_ERR_PERMISSION.  A bad value is refused with PM_ERR_BADSTORE (or
- * PM_ERR_CONV), logged, and changes nothing.
+ * PM_ERR_CONV), logged, counted, and changes nothing.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent/agent.h"
-#include "agent/control_parse.h"
-#include "metrics.h"
-
-/* user id per client context; -1 = not told */
-static int	*context_uid;
-static int	ncontexts;
+#include "agent/controls.h"
+#include "control.h"
+#include "pcp_priv.h"
 
 static int
-uid_of(int ctx)
+uid_of(const struct pcp_face *face, int ctx)
 {
-	return ctx >= 0 && ctx < ncontexts ? context_uid[ctx] : -1;
+	return ctx >= 0 && ctx < face->ncontexts ? face->context_uid[ctx] : -1;
 }
 
 static void
-set_uid(int ctx, int uid)
+set_uid(struct pcp_face *face, int ctx, int uid)
 {
 	if (ctx < 0)
 		return;
-	if (ctx >= ncontexts) {
+	if (ctx >= face->ncontexts) {
 		int	n = ctx + 16, i;
-		int	*v = realloc(context_uid, n * sizeof(*v));
+		int	*v = realloc(face->context_uid, n * sizeof(*v));
 
 		if (v == NULL) {
 			pmNoMem("context uids", n * sizeof(*v), PM_RECOV_ERR);
 			return;	/* unknown uid: stores stay refused */
 		}
-		for (i = ncontexts; i < n; i++)
+		for (i = face->ncontexts; i < n; i++)
 			v[i] = -1;
-		context_uid = v;
-		ncontexts = n;
+		face->context_uid = v;
+		face->ncontexts = n;
 	}
-	context_uid[ctx] = uid;
+	face->context_uid[ctx] = uid;
 }
 
 int
 control_attribute(int ctx, int attr, const char *value, int length, pmdaExt *pmda)
 {
 	if (attr == PMDA_ATTR_USERID && value != NULL)
-		set_uid(ctx, atoi(value));
+		set_uid(pmdaExtGetData(pmda), ctx, atoi(value));
 	return pmdaAttribute(ctx, attr, value, length, pmda);
 }
 
 void
-control_end_context(int ctx)
+control_end_context(struct pcp_face *face, int ctx)
 {
-	if (ctx >= 0 && ctx < ncontexts)
-		context_uid[ctx] = -1;
+	if (ctx >= 0 && ctx < face->ncontexts)
+		face->context_uid[ctx] = -1;
 }
 
-static int
-store_number(unsigned item, unsigned value)
+void
+control_free(struct pcp_face *face)
 {
-	int	sts;
-
-	switch (item) {
-	case CTL_ENABLED:
-		if (value > 1)
-			return PM_ERR_BADSTORE;
-		return agent_set_enabled(value == 1);
-	case CTL_FREQUENCY:
-		if (value < AGENT_FREQ_MIN || value > AGENT_FREQ_MAX)
-			return PM_ERR_BADSTORE;
-		return agent_set_frequency(value);
-	case CTL_INTERVAL:
-		if (value < AGENT_INTERVAL_MIN || value > AGENT_INTERVAL_MAX)
-			return PM_ERR_BADSTORE;
-		return agent_set_interval(value);
-	case CTL_HEATMAP_SLOTS:
-		if ((sts = control_check_slots(value)) < 0)
-			return sts;
-		if (value == agent.heatmap_slots)
-			return 0;
-		if ((sts = metrics_refresh_slots(value)) < 0)
-			return sts;
-		if ((sts = agent_set_heatmap_slots(value)) < 0)
-			metrics_refresh_slots(agent.heatmap_slots);
-		return sts;
-	}
-	return PM_ERR_PERMISSION;	/* not a storable metric */
+	free(face->context_uid);
+	face->context_uid = NULL;
+	face->ncontexts = 0;
 }
 
+/* One metric of a store PDU: decode the value and hand it to the table. */
 static int
-store_text(unsigned item, const char *text)
+store_one(struct pcp_face *face, pmValueSet *vsp, pmdaExt *pmda)
 {
-	int	sts;
-
-	switch (item) {
-	case CTL_PROCESS:
-		if ((sts = control_check_regex(text)) < 0)
-			return sts;
-		return agent_set_process_regex(text);
-	case CTL_PIDS:
-		return agent_set_pids(text);	/* parses and validates */
-	}
-	return PM_ERR_PERMISSION;
-}
-
-/* One metric of a store PDU: decode the value and hand it over. */
-static int
-store_one(pmValueSet *vsp, pmdaExt *pmda)
-{
-	unsigned	cluster = pmID_cluster(vsp->pmid), item = pmID_item(vsp->pmid);
-	pmDesc		*desc = NULL;
-	pmAtomValue	atom;
-	int		i, sts;
+	const struct control	*c;
+	pmDesc			*desc = NULL;
+	pmAtomValue		atom;
+	int			i, sts;
 
 	for (i = 0; i < pmda->e_nmetrics; i++)
 		if (pmda->e_metrics[i].m_desc.pmid == vsp->pmid)
 			desc = &pmda->e_metrics[i].m_desc;
 	if (desc == NULL)
 		return PM_ERR_PMID;
-	if (cluster != CL_CONTROL)
+	if (pmID_cluster(vsp->pmid) != CL_CONTROL ||
+	    (c = control_by_item(pmID_item(vsp->pmid))) == NULL)
 		return PM_ERR_PERMISSION;	/* read-only metric */
 	if (vsp->numval != 1)
 		return PM_ERR_BADSTORE;
 	if ((sts = pmExtractValue(vsp->valfmt, &vsp->vlist[0], desc->type, &atom, desc->type)) < 0)
 		return sts;
 	if (desc->type == PM_TYPE_STRING) {
-		sts = store_text(item, atom.cp);
+		sts = control_store_text(face->agent, c, atom.cp);
 		free(atom.cp);
 	} else {
-		sts = store_number(item, atom.ul);
+		sts = control_store_u32(face->agent, c, atom.ul);
 	}
 	return sts;
 }
 
-static const char *const control_names[] = {
-	[CTL_ENABLED] = "stackprof.control.enabled",
-	[CTL_FREQUENCY] = "stackprof.control.frequency",
-	[CTL_PROCESS] = "stackprof.control.process",
-	[CTL_PIDS] = "stackprof.control.pids",
-	[CTL_INTERVAL] = "stackprof.control.interval",
-	[CTL_HEATMAP_SLOTS] = "stackprof.control.heatmap_slots",
-};
-
 static void
 log_refusal(pmValueSet *vsp, int sts, int uid)
 {
-	unsigned	item = pmID_item(vsp->pmid);
-	char		name[64];
+	bool			readonly = uid == 0 && sts == PM_ERR_PERMISSION;
+	const struct control	*c = NULL;
+	char			name[64];
 
-	if (pmID_cluster(vsp->pmid) == CL_CONTROL && item <= CTL_HEATMAP_SLOTS)
-		pmsprintf(name, sizeof(name), "%s", control_names[item]);
+	if (pmID_cluster(vsp->pmid) == CL_CONTROL)
+		c = control_by_item(pmID_item(vsp->pmid));
+	if (c != NULL)
+		pmsprintf(name, sizeof(name), "stackprof.control.%s", c->name);
 	else
 		pmsprintf(name, sizeof(name), "%s", pmIDStr(vsp->pmid));
-	if (sts == PM_ERR_PERMISSION)
+	if (readonly)
+		pmNotifyErr(LOG_WARNING, "store to %s refused: read-only", name);
+	else if (sts == PM_ERR_PERMISSION)
 		pmNotifyErr(LOG_WARNING, "store to %s refused: uid %d is not root", name, uid);
 	else
 		pmNotifyErr(LOG_WARNING, "store to %s refused: %s", name, pmErrStr(sts));
@@ -164,18 +119,19 @@ log_refusal(pmValueSet *vsp, int sts, int uid)
 int
 control_store(pmResult *result, pmdaExt *pmda)
 {
-	int	i, sts, uid = uid_of(pmda->e_context);
+	struct pcp_face	*face = pmdaExtGetData(pmda);
+	int		i, sts, uid = uid_of(face, pmda->e_context);
 
 	for (i = 0; i < result->numpmid; i++) {
 		pmValueSet	*vsp = result->vset[i];
 
 		if (uid != 0) {
-			agent.stats.denied_stores++;
+			face->denied_stores++;
 			log_refusal(vsp, PM_ERR_PERMISSION, uid);
 			return PM_ERR_PERMISSION;
 		}
-		if ((sts = store_one(vsp, pmda)) < 0) {
-			agent.stats.bad_stores++;
+		if ((sts = store_one(face, vsp, pmda)) < 0) {
+			face->bad_stores++;
 			log_refusal(vsp, sts, uid);
 			return sts;
 		}

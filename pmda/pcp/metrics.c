@@ -1,12 +1,8 @@
 /*
  * metrics.c - what pmdastackprof serves, and how a fetch finds it.
  *
- *   stackprof.control.enabled        u32   1 sampling, 0 BPF detached
- *   stackprof.control.frequency      u32   Hz per CPU (1..1000, default 99)
- *   stackprof.control.process        str   regex over comm/cmdline ("" = none)
- *   stackprof.control.pids           str   comma list of PIDs ("" = none)
- *   stackprof.control.interval       u32   drain interval ms (100..60000)
- *   stackprof.control.heatmap_slots  u32   slices of a second (divides 1000)
+ *   stackprof.control.*                    the control table's rows
+ *                                          (agent/control_table.c)
  *   stackprof.oncpu.stacks           event one record per process/thread/stack
  *   stackprof.oncpu.record.*               its parameters
  *   stackprof.oncpu.folded           str   per process: last interval, folded
@@ -18,9 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent/agent.h"
-#include "agent/events.h"
+#include "agent/controls.h"
+#include "control.h"
 #include "metrics.h"
+#include "pcp_priv.h"
 
 #define UNITS_NONE	PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
 #define UNITS_COUNT	PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
@@ -34,22 +31,15 @@
 	{ NULL, { PMDA_PMID(cl, it), type, indom, sem, units } }
 #define STAT(it)	METRIC(CL_STATS, it, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_COUNT)
 
-static pmdaInstid	*slot_instances;
-static pmdaInstid	*proc_instances;
+/*
+ * libpcp_pmda calls the end-of-context hook with the context number alone
+ * (no pmdaExt), so the face that registered it is kept here for it; no
+ * other code reads this.
+ */
+static struct pcp_face	*ending_face;
 
-static pmdaIndom indomtab[] = {
-	[INDOM_PROCESS] = { INDOM_PROCESS, 0, NULL },
-	[INDOM_HEATMAP_SLOT] = { INDOM_HEATMAP_SLOT, 0, NULL },
-};
-
-static pmdaMetric metrictab[] = {
-	METRIC(CL_CONTROL, CTL_ENABLED, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_CONTROL, CTL_FREQUENCY, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_HZ),
-	METRIC(CL_CONTROL, CTL_PROCESS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_CONTROL, CTL_PIDS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_CONTROL, CTL_INTERVAL, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_MSEC),
-	METRIC(CL_CONTROL, CTL_HEATMAP_SLOTS, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-
+/* Every metric but the controls, whose rows come from the control table. */
+static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_ONCPU, ONCPU_STACKS, PM_TYPE_EVENT, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_NONE),
 	METRIC(CL_ONCPU, ONCPU_FOLDED, PM_TYPE_STRING, INDOM_PROCESS, PM_SEM_INSTANT, UNITS_NONE),
 	METRIC(CL_ONCPU, ONCPU_SAMPLES, PM_TYPE_U64, INDOM_PROCESS, PM_SEM_COUNTER, UNITS_COUNT),
@@ -104,38 +94,30 @@ static const int sampler_stat_of[ST_NITEMS] = {
 	/* 0 = not a sp_stat; +1 keeps index 0 usable */
 };
 
-/* Values read from BPF maps once per fetch PDU, not once per metric. */
-static struct {
-	bool			have_sampler, have_heatmap;
-	struct sampler_stats	sampler;
-	uint64_t		heatmap[SP_HEATMAP_MAX_SLOTS];
-} snap;
-
 static int
-fetch_control(unsigned item, pmAtomValue *atom)
+fetch_control(const struct agent *a, unsigned item, pmAtomValue *atom)
 {
-	switch (item) {
-	case CTL_ENABLED:	atom->ul = agent.enabled; break;
-	case CTL_FREQUENCY:	atom->ul = agent.frequency_hz; break;
-	case CTL_PROCESS:	atom->cp = agent.process_regex; break;
-	case CTL_PIDS:		atom->cp = agent.pids_text; break;
-	case CTL_INTERVAL:	atom->ul = agent.interval_ms; break;
-	case CTL_HEATMAP_SLOTS:	atom->ul = agent.heatmap_slots; break;
-	default:		return PM_ERR_PMID;
-	}
+	const struct control	*c = control_by_item(item);
+
+	if (c == NULL)
+		return PM_ERR_PMID;
+	if (c->type == CONTROL_STRING)
+		atom->cp = (char *)control_text(a, c);
+	else
+		atom->ul = control_u32(a, c);
 	return PMDA_FETCH_STATIC;
 }
 
 static int
-fetch_oncpu(unsigned item, unsigned inst, pmAtomValue *atom)
+fetch_oncpu(const struct agent *a, unsigned item, unsigned inst, pmAtomValue *atom)
 {
 	struct window_proc	*p;
 
 	if (item == ONCPU_STACKS)
-		return events_fetch(pmdaGetContext(), atom);
+		return events_fetch(a->oncpu_events, pmdaGetContext(), atom);
 	if (item >= REC_STACK)
 		return PMDA_FETCH_NOVALUES;	/* only inside records */
-	if ((p = window_lookup(agent.window, (pid_t)inst)) == NULL)
+	if ((p = window_lookup(a->window, (pid_t)inst)) == NULL)
 		return PM_ERR_INST;
 	if (item == ONCPU_FOLDED)
 		atom->cp = p->folded;
@@ -147,51 +129,54 @@ fetch_oncpu(unsigned item, unsigned inst, pmAtomValue *atom)
 }
 
 static int
-fetch_heatmap(unsigned inst, pmAtomValue *atom)
+fetch_heatmap(struct pcp_face *face, unsigned inst, pmAtomValue *atom)
 {
-	unsigned	width = 1000 / agent.heatmap_slots;
+	const struct agent	*a = face->agent;
+	unsigned		slots = a->config.heatmap_slots, width = 1000 / slots;
 
-	if (agent.sampler == NULL)
+	if (a->sampler == NULL)
 		return PMDA_FETCH_NOVALUES;
-	if (!snap.have_heatmap) {
-		if (sampler_read_heatmap(agent.sampler, snap.heatmap, agent.heatmap_slots) < 0)
+	if (!face->snap.have_heatmap) {
+		if (sampler_read_heatmap(a->sampler, face->snap.heatmap, slots) < 0)
 			return PMDA_FETCH_NOVALUES;
-		snap.have_heatmap = true;
+		face->snap.have_heatmap = true;
 	}
 	/* instance id is the slot's offset in ms */
-	if (inst % width != 0 || inst / width >= agent.heatmap_slots)
+	if (inst % width != 0 || inst / width >= slots)
 		return PM_ERR_INST;
-	atom->ull = snap.heatmap[inst / width];
+	atom->ull = face->snap.heatmap[inst / width];
 	return PMDA_FETCH_STATIC;
 }
 
 static int
-fetch_sampler_stat(unsigned item, pmAtomValue *atom)
+fetch_sampler_stat(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 {
-	if (agent.sampler == NULL)
+	struct sampler_stats	*st = &face->snap.sampler;
+
+	if (face->agent->sampler == NULL)
 		return PMDA_FETCH_NOVALUES;
-	if (!snap.have_sampler) {
-		if (sampler_read_stats(agent.sampler, &snap.sampler) < 0)
+	if (!face->snap.have_sampler) {
+		if (sampler_read_stats(face->agent->sampler, st) < 0)
 			return PMDA_FETCH_NOVALUES;
-		snap.have_sampler = true;
+		face->snap.have_sampler = true;
 	}
 	if (sampler_stat_of[item])
-		atom->ull = snap.sampler.stat[sampler_stat_of[item] - 1];
+		atom->ull = st->stat[sampler_stat_of[item] - 1];
 	else if (item == ST_BPF_RUN_TIME)
-		atom->ull = snap.sampler.bpf_run_time_ns;
+		atom->ull = st->bpf_run_time_ns;
 	else
-		atom->ull = snap.sampler.bpf_run_count;
+		atom->ull = st->bpf_run_count;
 	return PMDA_FETCH_STATIC;
 }
 
 static int
-fetch_symbolizer_stat(unsigned item, pmAtomValue *atom)
+fetch_symbolizer_stat(const struct agent *a, unsigned item, pmAtomValue *atom)
 {
 	struct symbolizer_stats	st;
 
-	if (agent.symbolizer == NULL)
+	if (a->symbolizer == NULL)
 		return PMDA_FETCH_NOVALUES;	/* not started yet */
-	symbolizer_get_stats(agent.symbolizer, &st);
+	symbolizer_get_stats(a->symbolizer, &st);
 	switch (item) {
 	case ST_LOST_PROCESSES:	atom->ull = st.lost_processes; break;
 	case ST_SYMBOL_MISSES:	atom->ull = st.misses; break;
@@ -210,35 +195,47 @@ fetch_symbolizer_stat(unsigned item, pmAtomValue *atom)
 	return PMDA_FETCH_STATIC;
 }
 
+/* Figures of the event queue of stackprof.oncpu.stacks. */
 static int
-fetch_stats(unsigned item, pmAtomValue *atom)
+fetch_event_stat(const struct event_queue *q, unsigned item, pmAtomValue *atom)
 {
+	switch (item) {
+	case ST_EVENT_RECORDS:	return events_stat_records(q, atom);
+	case ST_EVENT_BYTES:	return events_stat_bytes(q, atom);
+	case ST_EVENT_QUEUED_BYTES: return events_stat_memory(q, atom);
+	case ST_EVENT_CLIENTS:	return events_stat_clients(q, atom);
+	case ST_EVENT_DROPPED:	return events_stat_dropped(q, atom);
+	}
+	return PM_ERR_PMID;
+}
+
+static int
+fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
+{
+	const struct agent		*a = face->agent;
 	struct window_proc *const	*procs;
 
 	if (item >= ST_NITEMS)
 		return PM_ERR_PMID;
 	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT)
-		return fetch_sampler_stat(item, atom);
+		return fetch_sampler_stat(face, item, atom);
 	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
 	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES))
-		return fetch_symbolizer_stat(item, atom);
+		return fetch_symbolizer_stat(a, item, atom);
+	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
+		return fetch_event_stat(a->oncpu_events, item, atom);
 	switch (item) {
-	case ST_DRAINS:		atom->ull = agent.stats.drains; break;
-	case ST_DRAIN_TIME:	atom->ull = agent.stats.drain_time_us; break;
-	case ST_SYMBOLIZE_TIME:	atom->ull = agent.stats.symbolize_time_us; break;
-	case ST_STACKS:		atom->ull = agent.stats.stacks; break;
-	case ST_EVENT_RECORDS:	return events_stat_records(atom);
-	case ST_EVENT_BYTES:	return events_stat_bytes(atom);
-	case ST_EVENT_QUEUED_BYTES: return events_stat_memory(atom);
-	case ST_EVENT_CLIENTS:	return events_stat_clients(atom);
-	case ST_EVENT_DROPPED:	return events_stat_dropped(atom);
-	case ST_BAD_STORES:	atom->ull = agent.stats.bad_stores; break;
-	case ST_DENIED_STORES:	atom->ull = agent.stats.denied_stores; break;
-	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(agent.window, &procs); break;
-	case ST_BPF_LOADED:	atom->ul = agent.sampler != NULL; break;
-	case ST_DRAIN_ERRORS:	atom->ull = agent.stats.drain_errors; break;
-	case ST_FILTER_SCANS:	atom->ull = agent.stats.filter_scans; break;
-	case ST_DRAIN_TIME_MAX:	atom->ull = agent.stats.drain_time_max_us; break;
+	case ST_DRAINS:		atom->ull = a->stats.drains; break;
+	case ST_DRAIN_TIME:	atom->ull = a->stats.drain_time_us; break;
+	case ST_SYMBOLIZE_TIME:	atom->ull = a->stats.symbolize_time_us; break;
+	case ST_STACKS:		atom->ull = a->stats.stacks; break;
+	case ST_BAD_STORES:	atom->ull = face->bad_stores; break;
+	case ST_DENIED_STORES:	atom->ull = face->denied_stores; break;
+	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(a->window, &procs); break;
+	case ST_BPF_LOADED:	atom->ul = a->sampler != NULL; break;
+	case ST_DRAIN_ERRORS:	atom->ull = a->stats.drain_errors; break;
+	case ST_FILTER_SCANS:	atom->ull = a->stats.filter_scans; break;
+	case ST_DRAIN_TIME_MAX:	atom->ull = a->stats.drain_time_max_us; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;
@@ -247,65 +244,60 @@ fetch_stats(unsigned item, pmAtomValue *atom)
 static int
 fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
+	struct pcp_face	*face = mdesc->m_user;
 	unsigned	cluster = pmID_cluster(mdesc->m_desc.pmid);
 	unsigned	item = pmID_item(mdesc->m_desc.pmid);
 
 	switch (cluster) {
-	case CL_CONTROL:	return fetch_control(item, atom);
-	case CL_ONCPU:		return fetch_oncpu(item, inst, atom);
-	case CL_HEATMAP:	return fetch_heatmap(inst, atom);
-	case CL_STATS:		return fetch_stats(item, atom);
+	case CL_CONTROL:	return fetch_control(face->agent, item, atom);
+	case CL_ONCPU:		return fetch_oncpu(face->agent, item, inst, atom);
+	case CL_HEATMAP:	return fetch_heatmap(face, inst, atom);
+	case CL_STATS:		return fetch_stats(face, item, atom);
 	}
 	return PM_ERR_PMID;
 }
 
-static int
-stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
-{
-	snap.have_sampler = snap.have_heatmap = false;
-	return pmdaFetch(numpmid, pmidlist, resp, pmda);
-}
-
+/* The process list changed (after each drain). */
 static void
-end_context(int ctx)
-{
-	events_client_end(ctx);
-	control_end_context(ctx);
-}
-
-void
-metrics_refresh_processes(void)
+refresh_processes(struct pcp_face *face)
 {
 	struct window_proc *const	*procs;
-	size_t				i, n = window_procs(agent.window, &procs);
-	pmdaInstid			*v = realloc(proc_instances, (n ? n : 1) * sizeof(*v));
+	size_t				i, n = window_procs(face->agent->window, &procs);
+	pmdaInstid			*v = realloc(face->proc_instances, (n ? n : 1) * sizeof(*v));
 
 	if (v == NULL) {
 		pmNoMem("process instances", n * sizeof(*v), PM_RECOV_ERR);
-		indomtab[INDOM_PROCESS].it_numinst = 0;	/* names may be stale */
+		face->indoms[INDOM_PROCESS].it_numinst = 0;	/* names may be stale */
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		v[i].i_inst = (int)procs[i]->pid;
 		v[i].i_name = procs[i]->instname;
 	}
-	proc_instances = v;
-	indomtab[INDOM_PROCESS].it_set = v;
-	indomtab[INDOM_PROCESS].it_numinst = (int)n;
+	face->proc_instances = v;
+	face->indoms[INDOM_PROCESS].it_set = v;
+	face->indoms[INDOM_PROCESS].it_numinst = (int)n;
 }
 
-int
-metrics_refresh_slots(unsigned slots)
+/* The heat map's instances follow stackprof.control.heatmap_slots; they
+ * are rebuilt when a fetch or an instance request finds it changed. */
+static void
+refresh_slots(struct pcp_face *face)
 {
-	static char	(*names)[8];
-	unsigned	i, width = 1000 / slots;
-	pmdaInstid	*v = calloc(slots, sizeof(*v));
-	char		(*nv)[8] = calloc(slots, sizeof(*nv));
+	unsigned	i, slots = face->agent->config.heatmap_slots, width;
+	pmdaInstid	*v;
+	char		(*nv)[8];
 
+	if (slots == face->nslots || slots == 0)
+		return;
+	width = 1000 / slots;
+	v = calloc(slots, sizeof(*v));
+	nv = calloc(slots, sizeof(*nv));
 	if (v == NULL || nv == NULL) {
+		pmNoMem("heat map instances", slots * (sizeof(*v) + sizeof(*nv)), PM_RECOV_ERR);
 		free(v);
 		free(nv);
-		return -ENOMEM;
+		return;	/* the old ones stay; fetches of moved slots fail */
 	}
 	for (i = 0; i < slots; i++) {
 		/* offset of the slot in the second: sorts and reads as a time */
@@ -313,35 +305,130 @@ metrics_refresh_slots(unsigned slots)
 		v[i].i_inst = (int)(i * width);
 		v[i].i_name = nv[i];
 	}
-	free(slot_instances);
-	free(names);
-	slot_instances = v;
-	names = nv;
-	indomtab[INDOM_HEATMAP_SLOT].it_set = v;
-	indomtab[INDOM_HEATMAP_SLOT].it_numinst = (int)slots;
+	free(face->slot_instances);
+	free(face->slot_names);
+	face->slot_instances = v;
+	face->slot_names = nv;
+	face->nslots = slots;
+	face->indoms[INDOM_HEATMAP_SLOT].it_set = v;
+	face->indoms[INDOM_HEATMAP_SLOT].it_numinst = (int)slots;
+}
+
+static int
+stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
+{
+	struct pcp_face	*face = pmdaExtGetData(pmda);
+
+	face->snap.have_sampler = face->snap.have_heatmap = false;
+	refresh_slots(face);
+	return pmdaFetch(numpmid, pmidlist, resp, pmda);
+}
+
+static int
+stackprof_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
+{
+	refresh_slots(pmdaExtGetData(pmda));
+	return pmdaInstance(indom, inst, name, result, pmda);
+}
+
+static void
+end_context(int ctx)
+{
+	events_client_end(ending_face->agent->oncpu_events, ctx);
+	control_end_context(ending_face, ctx);
+}
+
+static pmUnits
+units_of(enum control_units u)
+{
+	static const pmUnits	units[] = {
+		[CONTROL_UNITS_NONE] = UNITS_NONE, [CONTROL_UNITS_HZ] = UNITS_HZ,
+		[CONTROL_UNITS_MSEC] = UNITS_MSEC, [CONTROL_UNITS_USEC] = UNITS_USEC,
+		[CONTROL_UNITS_COUNT] = UNITS_COUNT,
+	};
+
+	return units[u];
+}
+
+/* The control table's rows, then the fixed ones; each points at the face. */
+static int
+build_metrics(struct pcp_face *face)
+{
+	size_t	nfixed = sizeof(fixed_metrics) / sizeof(fixed_metrics[0]), i;
+
+	face->nmetrics = (int)(ncontrols + nfixed);
+	if ((face->metrics = calloc(face->nmetrics, sizeof(pmdaMetric))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ncontrols; i++) {
+		pmDesc	*d = &face->metrics[i].m_desc;
+
+		d->pmid = PMDA_PMID(CL_CONTROL, controls[i].item);
+		d->type = controls[i].type == CONTROL_STRING ? PM_TYPE_STRING : PM_TYPE_U32;
+		d->indom = PM_INDOM_NULL;
+		d->sem = PM_SEM_DISCRETE;
+		d->units = units_of(controls[i].units);
+	}
+	memcpy(face->metrics + ncontrols, fixed_metrics, sizeof(fixed_metrics));
+	for (i = 0; i < (size_t)face->nmetrics; i++)
+		face->metrics[i].m_user = face;
 	return 0;
 }
 
-void
-metrics_init(pmdaInterface *dp)
+int
+metrics_init(pmdaInterface *dp, struct agent *a)
 {
-	pmID	params[EP_NPARAMS];
-	int	i;
+	struct pcp_face	*face = calloc(1, sizeof(*face));
+	pmID		params[EP_NPARAMS];
+	int		i;
+
+	if (face == NULL || build_metrics(face) < 0) {
+		free(face);
+		return -ENOMEM;
+	}
+	face->agent = a;
+	face->indoms[INDOM_PROCESS].it_indom = INDOM_PROCESS;
+	face->indoms[INDOM_HEATMAP_SLOT].it_indom = INDOM_HEATMAP_SLOT;
+	ending_face = face;
 
 	dp->version.seven.fetch = stackprof_fetch;
+	dp->version.seven.instance = stackprof_instance;
 	dp->version.seven.store = control_store;
 	dp->version.seven.attribute = control_attribute;
 	pmdaSetFetchCallBack(dp, fetch_value);
 	pmdaSetEndContextCallBack(dp, end_context);
 	pmdaSetCommFlags(dp, PMDA_FLAG_AUTHORIZE);
 
-	metrics_refresh_slots(agent.heatmap_slots);
-	metrics_refresh_processes();
-	pmdaInit(dp, indomtab, sizeof(indomtab) / sizeof(indomtab[0]),
-		 metrictab, sizeof(metrictab) / sizeof(metrictab[0]));
+	refresh_slots(face);
+	refresh_processes(face);
+	pmdaInit(dp, face->indoms, 2, face->metrics, face->nmetrics);
+	pmdaSetData(dp, face);
 
 	/* after pmdaInit the PMIDs carry our domain */
 	for (i = 0; i < EP_NPARAMS; i++)
 		params[i] = pmID_build(dp->domain, CL_ONCPU, REC_STACK + i);
-	events_init(params, 8u << 20);
+	return events_set_params(a->oncpu_events, params);
+}
+
+void
+metrics_after_drain(pmdaInterface *dp)
+{
+	refresh_processes(pmdaExtGetData(dp->version.any.ext));
+}
+
+void
+metrics_free(pmdaInterface *dp)
+{
+	struct pcp_face	*face = pmdaExtGetData(dp->version.any.ext);
+
+	if (face == NULL)
+		return;
+	if (ending_face == face)
+		ending_face = NULL;
+	control_free(face);
+	free(face->proc_instances);
+	free(face->slot_instances);
+	free(face->slot_names);
+	free(face->metrics);
+	free(face);
+	pmdaSetData(dp, NULL);
 }

@@ -41,9 +41,10 @@ pow2_at_least(uint64_t v)
 /*
  * A generation holds at most one key per sample of an interval, so twice
  * CPUs x rate x interval keeps the count map from filling even when a drain
- * runs late.  Stack maps hash into power-of-two buckets and refuse a second
- * stack in a taken bucket; 4 buckets per possible stack plus the overflow
- * map keep such losses rare (see docs/design.md).
+ * runs late; each key has at most one user stack.  Kernel stack maps hash
+ * into power-of-two buckets and refuse a second stack in a taken bucket; 4
+ * buckets per possible stack plus the overflow map keep such losses rare
+ * (see docs/design.md).
  */
 struct map_sizes
 sampler_map_sizes(int ncpus, const struct sampler_config *c)
@@ -52,19 +53,21 @@ sampler_map_sizes(int ncpus, const struct sampler_config *c)
 	struct map_sizes z;
 
 	z.counts = clamp_u32(2 * per_interval, COUNT_MIN, COUNT_MAX);
-	z.stacks = pow2_at_least(clamp_u32(4 * 2 * per_interval, STACKS_MIN, STACKS_MAX));
+	z.stacks = pow2_at_least(clamp_u32(4 * per_interval, STACKS_MIN, STACKS_MAX));
 	z.overflow = clamp_u32(z.stacks / 4, OVERFLOW_MIN, STACKS_MAX);
+	z.ustacks = clamp_u32(2 * per_interval, COUNT_MIN, STACKS_MAX);
 	return z;
 }
 
 static int
-size_maps(struct sampler *s)
+size_maps(struct sampler *s, bool shared)
 {
 	struct stackprof_bpf *k = s->skel;
 	struct map_sizes z = sampler_map_sizes(s->ncpus, &s->cfg);
 	struct bpf_map *count_maps[] = { k->maps.counts0, k->maps.counts1 };
 	struct bpf_map *stack_maps[] = { k->maps.stacks0, k->maps.stacks1 };
 	struct bpf_map *overflow_maps[] = { k->maps.overflow0, k->maps.overflow1 };
+	struct bpf_map *ustack_maps[] = { k->maps.ustacks0, k->maps.ustacks1 };
 	int err = 0;
 
 	for (int g = 0; g < SP_GENERATIONS && !err; g++) {
@@ -73,7 +76,11 @@ size_maps(struct sampler *s)
 			err = bpf_map__set_max_entries(stack_maps[g], z.stacks);
 		if (!err)
 			err = bpf_map__set_max_entries(overflow_maps[g], z.overflow);
+		if (!err)
+			err = bpf_map__set_max_entries(ustack_maps[g], z.ustacks);
 	}
+	if (!err && !shared)
+		err = sampler_unwind_size(s);
 	if (err)
 		return err;
 	s->count_entries = z.counts;
@@ -91,12 +98,16 @@ sampler_valid_config(const struct sampler_config *c)
 }
 
 static int
-on_exec(void *ctx, void *data, size_t size)
+on_event(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
 	const struct sp_exec_event *e = data;
 
-	if (size >= sizeof(*e) && s->exec_fn)
+	if (size < sizeof(*e))
+		return 0;
+	if (s->event_fn)
+		s->event_fn(s->exec_arg, (enum sp_event_kind)e->kind, (pid_t)e->tgid);
+	else if (s->exec_fn && e->kind == SP_EVENT_EXEC)
 		s->exec_fn(s->exec_arg, (pid_t)e->tgid);
 	return 0;
 }
@@ -115,9 +126,11 @@ try_raise_memlock(void)
 static int
 share_maps(struct stackprof_bpf *k, const struct stackprof_bpf *from)
 {
-	struct bpf_map *mine[] = { k->maps.tgid_filter, k->maps.stats, k->maps.heatmap, k->maps.execs };
+	struct bpf_map *mine[] = { k->maps.tgid_filter, k->maps.stats, k->maps.heatmap, k->maps.execs,
+				   k->maps.unwind_rows, k->maps.unwind_tables, k->maps.unwind_procs };
 	struct bpf_map *theirs[] = { from->maps.tgid_filter, from->maps.stats, from->maps.heatmap,
-				     from->maps.execs };
+				     from->maps.execs, from->maps.unwind_rows, from->maps.unwind_tables,
+				     from->maps.unwind_procs };
 	int err = 0;
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]) && !err; i++)
@@ -125,10 +138,21 @@ share_maps(struct stackprof_bpf *k, const struct stackprof_bpf *from)
 	return err;
 }
 
+/* STACKPROF_SAMPLER_HASH_BITS=N keeps N bits of user stack hashes, so
+ * that tests can make different stacks meet under one key. */
+static uint64_t
+ustack_hash_mask(void)
+{
+	const char *bits = getenv("STACKPROF_SAMPLER_HASH_BITS");
+	int n = bits ? atoi(bits) : 64;
+
+	return n <= 0 || n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
 /*
  * Open, size and load a BPF object for s->cfg, with the buffers its drain
- * needs.  With share, the filter, counters, heat map and exec queue are
- * share's own maps (see sampler_reconfigure).
+ * needs.  With share, the filter, counters, heat map, exec queue and unwind
+ * tables are share's own maps (see sampler_reconfigure).
  */
 int
 sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
@@ -141,10 +165,15 @@ sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
 	/* STACKPROF_SAMPLER_NO_TAI forces the older kernels' clock, for tests */
 	s->skel->rodata->have_tai = !getenv("STACKPROF_SAMPLER_NO_TAI") &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_ktime_get_tai_ns, NULL) > 0;
+	s->skel->rodata->ustack_hash_mask = ustack_hash_mask();
 	if (share && (err = share_maps(s->skel, share)) < 0)
 		return err;
-	if ((err = size_maps(s)) < 0 || (err = stackprof_bpf__load(s->skel)) < 0)
+	if ((err = size_maps(s, share != NULL)) < 0 || (err = stackprof_bpf__load(s->skel)) < 0)
 		return err;
+	if ((err = sampler_ustacks_init(&s->ustacks)) < 0)
+		return err;
+	if (share)
+		s->skel->bss->unwind_mode = share->bss->unwind_mode;
 	s->skel->bss->heatmap_slots = s->cfg.heatmap_slots;
 	sampler_refresh_clock(s);
 	s->keys = calloc(s->count_entries, sizeof(*s->keys));
@@ -161,9 +190,9 @@ load(struct sampler *s)
 {
 	int err = sampler_load_object(s, NULL);
 
-	if (err < 0)
+	if (err < 0 || (err = sampler_unwind_init(s)) < 0)
 		return err;
-	s->execs = ring_buffer__new(bpf_map__fd(s->skel->maps.execs), on_exec, s, NULL);
+	s->execs = ring_buffer__new(bpf_map__fd(s->skel->maps.execs), on_event, s, NULL);
 	if (!s->execs)
 		return -errno ? -errno : -ENOMEM;
 	return 0;
@@ -214,6 +243,8 @@ sampler_close(struct sampler *s)
 	if (s->online_fd >= 0)
 		close(s->online_fd);
 	sampler_cache_free(&s->cache);
+	sampler_ustacks_free(&s->ustacks);
+	sampler_unwind_free(&s->unwind);
 	free(s->keys);
 	free(s->values);
 	free(s->percpu);
@@ -230,17 +261,20 @@ sampler_set_enabled(struct sampler *s, bool enabled)
 	if (!enabled) {
 		sampler_cpus_detach(s);
 		bpf_link__destroy(s->exec_link);
-		s->exec_link = NULL;
+		bpf_link__destroy(s->exit_link);
+		s->exec_link = s->exit_link = NULL;
 		s->enabled = false;
 		return 0;
 	}
 	s->exec_link = bpf_program__attach(s->skel->progs.exec_notify);
 	if (!s->exec_link)
 		return -errno ? -errno : -EINVAL;
-	err = sampler_cpus_attach(s, s->cfg.frequency_hz);
+	s->exit_link = bpf_program__attach(s->skel->progs.exit_notify);
+	err = s->exit_link ? sampler_cpus_attach(s, s->cfg.frequency_hz) : -errno ? -errno : -EINVAL;
 	if (err < 0) {
 		bpf_link__destroy(s->exec_link);
-		s->exec_link = NULL;
+		bpf_link__destroy(s->exit_link);
+		s->exec_link = s->exit_link = NULL;
 		return err;
 	}
 	s->enabled = true;
@@ -270,14 +304,31 @@ sampler_exec_fd(struct sampler *s)
 	return ring_buffer__epoll_fd(s->execs);
 }
 
-int
-sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg)
+/* Hand every queued event to exec_fn (execs only) or event_fn (all). */
+static int
+consume(struct sampler *s, void (*exec_fn)(void *, pid_t),
+	void (*event_fn)(void *, enum sp_event_kind, pid_t), void *arg)
 {
 	int n;
 
-	s->exec_fn = fn;
+	s->exec_fn = exec_fn;
+	s->event_fn = event_fn;
 	s->exec_arg = arg;
 	n = ring_buffer__consume(s->execs);
 	s->exec_fn = NULL;
+	s->event_fn = NULL;
 	return n;
+}
+
+int
+sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg)
+{
+	return consume(s, fn, NULL, arg);
+}
+
+int
+sampler_poll_events(struct sampler *s,
+		    void (*fn)(void *arg, enum sp_event_kind kind, pid_t tgid), void *arg)
+{
+	return consume(s, NULL, fn, arg);
 }

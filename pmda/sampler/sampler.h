@@ -22,7 +22,15 @@ struct sampler_config {
 	unsigned	frequency_hz;	/* per-CPU sampling rate */
 	unsigned	interval_ms;	/* drain interval: sizes the maps */
 	unsigned	heatmap_slots;	/* slices of a wall-clock second */
+	/* unwind table capacity, fixed at open (0: the defaults below) */
+	unsigned	unwind_rows;	/* rows of all tables together */
+	unsigned	unwind_tables;	/* tables loaded at once */
+	unsigned	unwind_processes; /* processes with mapping arrays */
 };
+
+#define SAMPLER_UNWIND_ROWS		(1u << 20)	/* 12 MiB of rows */
+#define SAMPLER_UNWIND_TABLES		4096
+#define SAMPLER_UNWIND_PROCESSES	4096		/* 4 KiB each, when used */
 
 /* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run time. */
 struct sampler_stats {
@@ -33,9 +41,9 @@ struct sampler_stats {
 };
 
 /* One aggregated stack of a drained generation.  ips are innermost first,
- * as the kernel records them; nkernel/nuser are 0 when the stack id was
- * negative (a user-mode sample has no kernel stack, a kernel thread no
- * user stack) or the stack was lost.  Valid only during the callback. */
+ * as the kernel records them; nkernel/nuser are 0 when there is no such
+ * stack (a user-mode sample has no kernel stack, a kernel thread no user
+ * stack) or it was lost (counted).  Valid only during the callback. */
 struct sampled_stack {
 	const struct sp_stack_key *key;
 	uint64_t	count;
@@ -100,8 +108,51 @@ int sampler_possible_cpus(struct sampler *s);
  * readable (poll/select/epoll) when tgids are queued; sampler_poll_execs
  * hands each to fn without blocking and returns how many, or -errno.
  * The queue holds a few thousand execs; overflow is SP_STAT_EXEC_LOST.
+ * The same queue carries the walker's requests (enum sp_event_kind):
+ * sampler_poll_events hands each event to fn with its kind;
+ * sampler_poll_execs drops all but execs.
  */
 int sampler_exec_fd(struct sampler *s);
 int sampler_poll_execs(struct sampler *s, void (*fn)(void *arg, pid_t tgid), void *arg);
+int sampler_poll_events(struct sampler *s,
+			void (*fn)(void *arg, enum sp_event_kind kind, pid_t tgid), void *arg);
+
+/*
+ * Unwinding (docs/design.md "Unwinding").  User space loads tables of rows
+ * (struct sp_unwind_row, bpf/stackprof.h) and gives each process its
+ * sorted executable mappings, naming tables by id; the walker uses them
+ * under SP_UNWIND_AUTO and frame pointers wherever they say nothing.
+ * Tables, rows and mapping arrays survive sampler_reconfigure.
+ */
+/* SP_UNWIND_AUTO or SP_UNWIND_FP (else -EINVAL); takes effect for every
+ * sample after it returns. */
+int sampler_set_unwind_mode(struct sampler *s, enum sp_unwind_mode mode);
+/* Copy nrows rows (sorted by pc, pc relative to base) into the kernel.
+ * Returns the table's id (>= 0); -ENOSPC when no free range of rows or no
+ * table id is left (nothing loaded); -EINVAL for 0 rows or rows out of
+ * order; -E2BIG beyond SP_UNWIND_MAX_TABLE_ROWS. */
+int sampler_unwind_table_add(struct sampler *s, uint64_t base,
+			     const struct sp_unwind_row *rows, uint32_t nrows);
+/* Unload table id (-ENOENT if not loaded).  Processes should not name it
+ * any more (the walker then uses frame pointers); its rows and id are
+ * reused only once every program running now has finished. */
+int sampler_unwind_table_remove(struct sampler *s, uint32_t id);
+/* Give tgid's executable mappings to the walker, replacing any earlier:
+ * n <= SP_UNWIND_MAX_MAPPINGS (else -E2BIG), sorted by start and
+ * disjoint, each naming a loaded table or SP_UNWIND_NO_TABLE (else
+ * -EINVAL); -ENOSPC when the process map is full.  State unchanged on
+ * error.  The kernel drops a process's entry when it exits
+ * (SP_EVENT_EXIT). */
+int sampler_unwind_set_process(struct sampler *s, pid_t tgid,
+			       const struct sp_unwind_mapping *maps, uint32_t n);
+/* 0, or -ENOENT when tgid has no entry. */
+int sampler_unwind_remove_process(struct sampler *s, pid_t tgid);
+
+struct sampler_unwind_usage {
+	uint32_t	rows, rows_capacity;	/* rows held by loaded tables */
+	uint32_t	tables, tables_capacity;
+	uint64_t	table_bytes;		/* kernel memory of rows + directory */
+};
+void sampler_unwind_usage(struct sampler *s, struct sampler_unwind_usage *u);
 
 #endif /* SAMPLER_H */

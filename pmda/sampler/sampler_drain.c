@@ -3,8 +3,9 @@
  *
  * The BPF program writes generation g; sampler_drain() switches it to g^1,
  * waits until no program still running can have read g (a grace period),
- * then empties g's count map (batch lookup-and-delete where the kernel has
- * it), reads each stack it references once, and empties g's stack maps.
+ * then empties g's user stack map (sampler_ustack.c) and count map (batch
+ * lookup-and-delete where the kernel has it), reads each kernel stack the
+ * counts reference once, and empties g's kernel stack maps.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,8 +39,11 @@ sampler_wait_quiescent(struct sampler *s)
 {
 	__u32 zero = 0;
 	int target = bpf_map__fd(s->skel->maps.fence_target);
+	int err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.fence), &zero, &target, BPF_ANY);
 
-	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.fence), &zero, &target, BPF_ANY);
+	if (err == 0)
+		sampler_unwind_quiescent(s);
+	return err;
 }
 
 /* Without bpf_ktime_get_tai_ns the heat map adds this offset to the
@@ -170,13 +174,17 @@ deliver(struct sampler *s, int gen, uint32_t n, sampler_stack_fn fn, void *arg)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct sampled_stack st = { .key = &s->keys[i], .count = s->values[i] };
+		const struct sp_user_stack *u = sampler_ustacks_find(&s->ustacks, st.key->user_stack);
 
 		st.nkernel = read_stack(s, gen, st.key->kernel_stack_id, &st.kernel_ips);
-		st.nuser = read_stack(s, gen, st.key->user_stack_id, &st.user_ips);
 		if (st.key->kernel_stack_id >= 0 && st.nkernel == 0)
 			s->lost_stacks[0] += st.count;
-		if (st.key->user_stack_id >= 0 && st.nuser == 0)
+		if (u) {
+			st.user_ips = (const uint64_t *)u->pcs;
+			st.nuser = (int)u->nframes;
+		} else if (st.key->user_stack >= SP_USTACK_RESERVED) {
 			s->lost_stacks[1] += st.count;
+		}
 		fn(arg, &st);
 	}
 }
@@ -275,8 +283,11 @@ clear_stacks(struct sampler *s, int gen)
 int
 sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
 {
-	int err = drain_counts(s, gen, fn, arg);
+	int err = sampler_ustacks_read(s, gen);
 
+	if (err == 0)
+		err = drain_counts(s, gen, fn, arg);
+	sampler_ustacks_reset(&s->ustacks);
 	if (err < 0) {
 		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
 		return err;

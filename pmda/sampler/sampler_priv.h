@@ -1,9 +1,11 @@
 /*
  * sampler_priv.h - state shared by the sampler's own files: sampler.c
  * (load, on/off, rate, exec queue), sampler_cpus.c (perf events per CPU),
- * sampler_drain.c (generations, draining), sampler_resize.c (moving to
- * resized maps), sampler_filter.c (tgid filter), sampler_counters.c
- * (statistics, heat map).  Nothing outside pmda/sampler*.c includes it.
+ * sampler_drain.c (generations, draining), sampler_ustack.c (user stacks
+ * of a drained generation), sampler_resize.c (moving to resized maps),
+ * sampler_filter.c (tgid filter), sampler_counters.c (statistics, heat
+ * map), sampler_unwind.c (unwind tables and mapping arrays).  Nothing
+ * outside pmda/sampler/ includes it.
  */
 #ifndef SAMPLER_PRIV_H
 #define SAMPLER_PRIV_H
@@ -13,6 +15,33 @@
 struct stackprof_bpf;
 struct bpf_link;
 struct ring_buffer;
+
+/* User stacks of one retired generation, by key (sampler_ustack.c). */
+struct ustack_cache {
+	uint64_t	*keys;		/* open addressing; 0 (SP_USTACK_NONE) = free */
+	uint32_t	*slot_of;	/* [mask + 1] */
+	uint32_t	mask;
+	struct sp_user_stack *stacks;	/* [cap], used of them */
+	uint32_t	used, cap;
+	uint64_t	*batch_keys;	/* buffers of one batch read */
+	struct sp_user_stack *batch_vals;
+};
+
+/* A range of blocks of the kernel's row array (sampler_unwind.c). */
+struct row_range {
+	uint32_t	first, count;	/* in blocks */
+};
+
+/* What sampler_unwind.c knows of the kernel's tables. */
+struct unwind_state {
+	uint32_t	nblocks, ntables;	/* capacities */
+	struct row_range *free;		/* sorted, coalesced */
+	uint32_t	nfree;
+	struct row_range *of_table;	/* [ntables]; count 0 = id free */
+	uint32_t	*retired;	/* ids to free after the next quiescence */
+	uint32_t	nretired;
+	uint32_t	tables, rows;	/* loaded now */
+};
 
 /* Stacks read from one retired generation, each read once per drain. */
 struct stack_cache {
@@ -32,7 +61,7 @@ struct sampler {
 	struct bpf_link		**perf_links;	/* [ncpus], NULL where offline */
 	char			online[256];	/* online CPU list when they were opened */
 	int			online_fd;	/* /sys/devices/system/cpu/online or -1 */
-	struct bpf_link		*exec_link;
+	struct bpf_link		*exec_link, *exit_link;
 	struct ring_buffer	*execs;
 	void			(*exec_fn)(void *, pid_t);
 	void			*exec_arg;
@@ -47,11 +76,15 @@ struct sampler {
 	uint64_t		drains;
 	void			*percpu;	/* one per-CPU map value, [ncpus] */
 	uint64_t		lost_stacks[2];	/* id in key but not in map: k, u */
+	struct ustack_cache	ustacks;
+	struct unwind_state	unwind;
+	void			(*event_fn)(void *, enum sp_event_kind, pid_t);
 };
 
 /* sampler.c */
 struct map_sizes {
 	uint32_t	counts, stacks, overflow;	/* max_entries per generation */
+	uint32_t	ustacks;
 };
 struct map_sizes sampler_map_sizes(int ncpus, const struct sampler_config *c);
 int sampler_valid_config(const struct sampler_config *c);
@@ -69,5 +102,24 @@ void sampler_cache_free(struct stack_cache *c);
 int sampler_wait_quiescent(struct sampler *s);
 void sampler_refresh_clock(struct sampler *s);
 int sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg);
+
+/* sampler_ustack.c */
+int sampler_ustacks_init(struct ustack_cache *c);
+void sampler_ustacks_free(struct ustack_cache *c);
+/* Take every stack out of gen's user stack map into the cache. */
+int sampler_ustacks_read(struct sampler *s, int gen);
+/* The stored stack under key, or NULL. */
+const struct sp_user_stack *sampler_ustacks_find(const struct ustack_cache *c, uint64_t key);
+void sampler_ustacks_reset(struct ustack_cache *c);
+
+/* sampler_unwind.c */
+/* Size the unwind maps of a new object from s->cfg (before load). */
+int sampler_unwind_size(struct sampler *s);
+/* The allocator for the unwind maps of s's first object (after load). */
+int sampler_unwind_init(struct sampler *s);
+void sampler_unwind_free(struct unwind_state *u);
+/* Every program running before the last wait has finished: reuse what
+ * was retired before it.  Called by sampler_wait_quiescent. */
+void sampler_unwind_quiescent(struct sampler *s);
 
 #endif /* SAMPLER_PRIV_H */

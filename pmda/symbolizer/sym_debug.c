@@ -24,8 +24,6 @@
 
 #define MINIDEBUG_MAX	(256u << 20)	/* refuse to inflate beyond this */
 
-uint64_t sym_debug_mismatches;
-
 bool
 sym_debug_crc32(int fd, uint32_t *crc)
 {
@@ -96,7 +94,7 @@ try_build_id(struct sym_elf *e, const struct sym_elf_info *info, const char *roo
 		    memcmp(dinfo.build_id, info->build_id, info->build_id_len) == 0)
 			ok = take_symbols(e, fd, &dinfo) > 0;
 		else
-			sym_debug_mismatches++;
+			e->debug_mismatches++;
 	}
 	close(fd);
 	return ok;
@@ -116,7 +114,7 @@ try_debuglink_at(struct sym_elf *e, const struct sym_elf_info *info,
 	if (sym_debug_crc32(fd, &crc) && crc == info->debuglink_crc)
 		ok = take_symbols(e, fd, &dinfo) > 0;
 	else
-		sym_debug_mismatches++;
+		e->debug_mismatches++;
 	close(fd);
 	return ok;
 }
@@ -219,7 +217,7 @@ sym_debug_minidebug(struct sym_elf *e, const struct sym_src *src,
 		free(image);
 	}
 	if (n < 0)
-		sym_debug_mismatches++;
+		e->debug_mismatches++;
 out:
 	free(packed);
 	return n;

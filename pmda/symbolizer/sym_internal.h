@@ -70,6 +70,7 @@ struct sym_elf {
 	struct sym_load	*loads;
 	int		nloads;
 	enum sym_source	source;
+	unsigned	debug_mismatches;	/* debug files refused while loading it */
 	char		**blobs;	/* string tables the entries point into */
 	int		nblobs;
 	size_t		blob_bytes;
@@ -136,8 +137,6 @@ long sym_debug_minidebug(struct sym_elf *e, const struct sym_src *src,
 			 const struct sym_elf_info *info);
 /* CRC-32 of the whole file, as .gnu_debuglink stores it. */
 bool sym_debug_crc32(int fd, uint32_t *crc);
-/* Debug-file mismatches and errors seen, for the stats (process-wide). */
-extern uint64_t sym_debug_mismatches;
 
 /* ---- demangling (sym_demangle.c) ---- */
 /* Demangled copy of name (malloc'd), or NULL when it is not mangled. */
@@ -236,6 +235,8 @@ struct sym_proc *sym_procs_capture(struct sym_procs *ps, struct sym_cache *c,
 bool sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p,
 		      unsigned gen);
 struct sym_map *sym_proc_find_map(const struct sym_proc *p, uint64_t ip);
+/* Open the file behind mapping m of p as p sees it: an fd, or -1. */
+int sym_proc_open_map(const struct sym_proc *p, const struct sym_map *m);
 /* The symbol table of file mapping m, loading it once (NULL when unreadable). */
 struct sym_elf *sym_proc_map_elf(struct sym_proc *p, struct sym_map *m,
 				 struct sym_cache *c, struct sym_counters *cnt);
@@ -253,6 +254,9 @@ size_t sym_procs_bytes(const struct sym_procs *ps);
 size_t sym_procs_count(const struct sym_procs *ps);
 
 /* ---- vDSO (sym_vdso.c) ---- */
+/* A malloc'd copy of pid's [vdso] image at [start, end), or ours when it
+ * has the same size; NULL when neither can be had. */
+char *sym_vdso_image(pid_t pid, uint64_t start, uint64_t end);
 /* The (cached, referenced) table of the [vdso] at [start, end) in pid. */
 struct sym_elf *sym_vdso_load(pid_t pid, uint64_t start, uint64_t end,
 			      struct sym_cache *c, struct sym_counters *cnt);

@@ -75,6 +75,19 @@ sym_list_find(const struct sym_list *l, uint64_t addr)
 	return addr - s->addr < SYM_LAST_SPAN ? (long)(lo - 1) : -1;
 }
 
+/* Display names are made here, so the one rule for a frame name lives
+ * here too (symbolize.h declares it for everyone). */
+void
+frame_name_sanitize(char *name)
+{
+	for (unsigned char *p = (unsigned char *)name; *p; p++) {
+		if (*p == ';')
+			*p = ',';
+		else if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	}
+}
+
 const char *
 sym_list_name(struct sym_list *l, long i)
 {

@@ -317,9 +317,8 @@ keep_if_same(int fd, const struct sym_map *m)
 	return -1;
 }
 
-/* Open the file behind m as p sees it, or -1. */
-static int
-open_mapped_file(const struct sym_proc *p, const struct sym_map *m)
+int
+sym_proc_open_map(const struct sym_proc *p, const struct sym_map *m)
 {
 	char path[PATH_MAX + 64];
 	int fd;
@@ -358,7 +357,7 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		return m->elf = e;
 	}
 	cnt->cache_misses++;
-	if ((fd = open_mapped_file(p, m)) < 0) {
+	if ((fd = sym_proc_open_map(p, m)) < 0) {
 		cnt->proc_errors++;
 		return NULL;
 	}
@@ -367,6 +366,8 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		root[0] = '\0';	/* exited: look for debug files in our namespace */
 	e = sym_elf_load(fd, root, m->path);
 	close(fd);
+	if (e != NULL)
+		cnt->debug_mismatches += e->debug_mismatches;
 	if (e == NULL) {
 		/* not an ELF we can read: remember that, as an empty table, so
 		 * other processes mapping it do not parse it again */

@@ -69,6 +69,19 @@ own_image(size_t len)
 	return buf;
 }
 
+char *
+sym_vdso_image(pid_t pid, uint64_t start, uint64_t end)
+{
+	size_t len = end - start;
+	char *image;
+
+	if (end <= start || len > VDSO_MAX)
+		return NULL;
+	if ((image = read_process_image(pid, start, len)) == NULL)
+		image = own_image(len);
+	return image;
+}
+
 struct sym_elf *
 sym_vdso_load(pid_t pid, uint64_t start, uint64_t end, struct sym_cache *c,
 	      struct sym_counters *cnt)
@@ -78,10 +91,7 @@ sym_vdso_load(pid_t pid, uint64_t start, uint64_t end, struct sym_cache *c,
 	struct sym_elf *e;
 	uint64_t h;
 
-	if (len == 0 || len > VDSO_MAX)
-		return NULL;
-	if ((image = read_process_image(pid, start, len)) == NULL &&
-	    (image = own_image(len)) == NULL) {
+	if ((image = sym_vdso_image(pid, start, end)) == NULL) {
 		cnt->proc_errors++;
 		return NULL;
 	}

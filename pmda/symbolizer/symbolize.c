@@ -309,6 +309,97 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	trim(s);
 }
 
+static enum symbolizer_map_kind
+public_kind(enum sym_map_kind k)
+{
+	return k == SYM_MAP_FILE ? SYMBOLIZER_MAP_FILE :
+	       k == SYM_MAP_VDSO ? SYMBOLIZER_MAP_VDSO : SYMBOLIZER_MAP_OTHER;
+}
+
+int
+symbolizer_mappings(struct symbolizer *s, pid_t tgid,
+		    void (*fn)(void *arg, const struct symbolizer_mapping *m), void *arg)
+{
+	struct sym_proc *p = proc_for(s, tgid);	/* used now: trim keeps it */
+
+	if (s->need_trim)
+		trim(s);
+	if (p == NULL)
+		return -ESRCH;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct sym_map *m = &p->maps[i];
+		struct symbolizer_mapping pm = {
+			.start = m->start, .end = m->end, .pgoff = m->pgoff,
+			.dev = m->dev, .ino = m->ino, .kind = public_kind(m->kind),
+			.path = m->kind == SYM_MAP_FILE ? m->path : NULL,
+		};
+		fn(arg, &pm);
+	}
+	return (int)p->nmaps;
+}
+
+int
+symbolizer_reread_mappings(struct symbolizer *s, pid_t tgid)
+{
+	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+	bool ok;
+
+	if (p == NULL || p->dead_gen)
+		return proc_for(s, tgid) ? 0 : -ESRCH;
+	ok = sym_procs_reread(s->procs, s->cache, p, s->gen);
+	s->need_trim = true;
+	trim(s);
+	return ok ? 0 : -ESRCH;
+}
+
+/* The live entry of tgid whose maps hold m as it was handed out. */
+static const struct sym_map *
+entry_map(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m,
+	  struct sym_proc **pp)
+{
+	struct sym_proc *p = sym_procs_get(s->procs, tgid);
+	struct sym_map *sm;
+
+	if (p == NULL || p->lost || (sm = sym_proc_find_map(p, m->start)) == NULL ||
+	    sm->start != m->start || sm->end != m->end || sm->pgoff != m->pgoff)
+		return NULL;
+	*pp = p;
+	return sm;
+}
+
+int
+symbolizer_open_mapping(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m)
+{
+	struct sym_proc *p;
+	const struct sym_map *sm = entry_map(s, tgid, m, &p);
+	int fd;
+
+	if (sm == NULL || sm->kind != SYM_MAP_FILE)
+		return -ENOENT;
+	if ((fd = sym_proc_open_map(p, sm)) < 0) {
+		s->cnt.proc_errors++;
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int
+symbolizer_read_vdso(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m,
+		     void **image, size_t *len)
+{
+	struct sym_proc *p;
+	const struct sym_map *sm = entry_map(s, tgid, m, &p);
+
+	if (sm == NULL || sm->kind != SYM_MAP_VDSO)
+		return -ENOENT;
+	if ((*image = sym_vdso_image(tgid, sm->start, sm->end)) == NULL) {
+		s->cnt.proc_errors++;
+		return -EIO;
+	}
+	*len = sm->end - sm->start;
+	return 0;
+}
+
 uint64_t
 sym_mono_ns(void)
 {
@@ -467,7 +558,7 @@ symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->cache_bytes = sym_cache_bytes(s->cache) + sym_procs_bytes(s->procs) +
 			  sym_kernel_bytes(s->kernel);
 	st->elf_errors = s->cnt.elf_errors;
-	st->debug_mismatches = sym_debug_mismatches;
+	st->debug_mismatches = s->cnt.debug_mismatches;
 	st->perfmap_bad_lines = s->cnt.perfmap_bad_lines;
 	st->proc_errors = s->cnt.proc_errors;
 	st->processes = sym_procs_count(s->procs);
@@ -489,15 +580,4 @@ int
 symbolizer_set_debuginfod(struct symbolizer *s, const char *urls)
 {
 	return sym_debuginfod_set_urls(s->debuginfod, urls);
-}
-
-void
-frame_name_sanitize(char *name)
-{
-	for (unsigned char *p = (unsigned char *)name; *p; p++) {
-		if (*p == ';')
-			*p = ',';
-		else if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	}
 }

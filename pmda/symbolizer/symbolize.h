@@ -79,6 +79,38 @@ void symbolizer_note_exec(struct symbolizer *s, pid_t tgid);
 int symbolizer_timeout_ms(const struct symbolizer *s);
 void symbolizer_tick(struct symbolizer *s);
 
+/*
+ * The executable mappings of a process, for the unwinder: the files and
+ * images behind them, so that it neither parses /proc/PID/maps again nor
+ * opens files any other way.
+ */
+enum symbolizer_map_kind {
+	SYMBOLIZER_MAP_FILE,		/* a file: path, dev, ino */
+	SYMBOLIZER_MAP_VDSO,		/* [vdso] */
+	SYMBOLIZER_MAP_OTHER,		/* anonymous (JIT), memfd, [vsyscall] */
+};
+struct symbolizer_mapping {
+	uint64_t	start, end, pgoff;
+	uint64_t	dev, ino;
+	enum symbolizer_map_kind kind;
+	const char	*path;		/* as the process sees it; NULL unless FILE */
+};
+/* Call fn for each executable mapping of tgid, sorted by start, as last
+ * read (read now if tgid is not known yet).  Returns how many, or -ESRCH
+ * when its maps cannot be read.  m is valid during the call only. */
+int symbolizer_mappings(struct symbolizer *s, pid_t tgid,
+			void (*fn)(void *arg, const struct symbolizer_mapping *m), void *arg);
+/* Read tgid's maps again now (something was mapped since: dlopen); 0, or
+ * -ESRCH when it is gone or runs another image. */
+int symbolizer_reread_mappings(struct symbolizer *s, pid_t tgid);
+/* Open the file of mapping m of tgid as the process sees it (its root,
+ * else map_files; device and inode checked).  An fd, or -errno. */
+int symbolizer_open_mapping(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m);
+/* A malloc'd copy of the image of tgid's [vdso] mapping m (ours when theirs
+ * cannot be read and has the same size); 0, or -errno. */
+int symbolizer_read_vdso(struct symbolizer *s, pid_t tgid, const struct symbolizer_mapping *m,
+			 void **image, size_t *len);
+
 /* Drop process entries whose processes have exited, and ELF tables no
  * live process has used for the idle time (called once per drain). */
 void symbolizer_collect(struct symbolizer *s);

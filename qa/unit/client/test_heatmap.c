@@ -229,7 +229,7 @@ test_stacks_per_second_and_ranges(void)
 	heatmap_finish(&hm);
 	CHECK_INT(hm.stacks[2].n, 1);		/* the two bursts merged */
 	CHECK_INT(hm.stacks[2].v[0].count, 42);
-	CHECK_INT(hm.nframes, 7);		/* frames interned once */
+	CHECK_INT(heatmap_nframes(&hm), 7);		/* frames interned once */
 	CHECK_INT(heatmap_stack_total(&hm), 58);
 
 	memset(&c, 0, sizeof(c));
@@ -354,7 +354,7 @@ test_stack_cache(void)
 	CHECK_INT(hm.stacks[1].v[1].node, hm.stacks[0].v[0].node);	/* a;b;c after a;b */
 	CHECK_INT(hm.stacks[1].v[1].count, 4);
 	CHECK_INT(heatmap_stack_total(&hm), 255);
-	CHECK_INT(hm.nframes, 6);	/* a b c d "a;b" xa */
+	CHECK_INT(heatmap_nframes(&hm), 6);	/* a b c d "a;b" xa */
 	heatmap_free(&hm);
 }
 

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 #include "unit.h"
+#include "emit/colour.h"
+#include "emit/emit.h"
 #include "emit/emit_heatmap.h"
 #include "profile/heatmap.h"
 #include "common/membuf.h"
@@ -272,6 +274,53 @@ test_wide_axis(void)
 	heatmap_free(&hm);
 }
 
+/* The heat map's flame graph colours a frame as the flame graph SVG does. */
+static void
+test_colours_shared(void)
+{
+	struct heatmap		hm;
+	struct flame_tree	*t = flame_tree_new();
+	const char		*path[] = { "app", "[t] app", "main", "spin" };
+	struct membuf		hsvg, fsvg;
+	char			*cols, want[64], *fill;
+	unsigned		r, g, b;
+	int			i;
+
+	small_map(&hm);
+	membuf_init(&hsvg);
+	membuf_init(&fsvg);
+	emit_heatmap(&hm, NULL, &hsvg);
+	cols = between(hsvg.data, "<sp:colours all=\"", "</sp:colours>");
+	CHECK(cols != NULL);
+	/* "all" in grey (H), then one per frame: app (P), [t] app (T), main, spin (A) ... */
+	{
+		struct rgb	c[5] = { frame_colour('H', "all"), frame_colour('P', "app"),
+					 frame_colour('T', "[t] app"), frame_colour('A', "main"),
+					 frame_colour('A', "spin") };
+		char		*p = want;
+
+		p += sprintf(p, "%02x%02x%02x\">", c[0].r, c[0].g, c[0].b);
+		for (i = 1; i < 5; i++)
+			p += sprintf(p, "%s%02x%02x%02x", i > 1 ? " " : "", c[i].r, c[i].g, c[i].b);
+		CHECK(cols != NULL && strncmp(cols, want, strlen(want)) == 0);
+	}
+	CHECK(cols != NULL && strlen(cols) == 8 + 6 * 7 - 1);	/* six frames */
+	/* the flame graph SVG of the same stack fills "main" with that colour */
+	flame_tree_add(t, path, 4, 1, 1);
+	flame_tree_finish(t);
+	emit_svg(t, NULL, &fsvg);
+	fill = strstr(fsvg.data, "<title>main (");
+	CHECK(fill != NULL && (fill = strstr(fill, "fill=\"rgb(")) != NULL &&
+	      sscanf(fill, "fill=\"rgb(%u,%u,%u)", &r, &g, &b) == 3);
+	snprintf(want, sizeof(want), "%02x%02x%02x", r, g, b);
+	CHECK(cols != NULL && strstr(cols, want) == cols + 8 + 7 * 2);
+	free(cols);
+	flame_tree_free(t);
+	membuf_free(&hsvg);
+	membuf_free(&fsvg);
+	heatmap_free(&hm);
+}
+
 int
 main(void)
 {
@@ -280,5 +329,6 @@ main(void)
 	test_deterministic();
 	test_empty();
 	test_wide_axis();
+	test_colours_shared();
 	return unit_report("test_heatmap_emit");
 }

@@ -5,8 +5,10 @@
  * filters.  Trees are read back through tree.h, path by path.
  */
 #include <stdlib.h>
+#include <unistd.h>
 #include "unit.h"
 #include "profile/select.h"
+#include "source/source.h"
 
 /* "a;b;c self_samples/self_us" per node with self samples, pre-order. */
 static void
@@ -53,7 +55,7 @@ build(const struct select_options *o, struct profile **p)
 	CHECK(sel != NULL);
 	for (i = 0; i < NSAMPLES; i++)
 		CHECK_INT(selection_add(sel, &samples[i]), 0);
-	CHECK_INT(selection_take(sel, p, &n), 0);
+	CHECK_INT(selection_take(sel, 0, 0, p, &n), 0);
 	CHECK_INT(selection_samples(sel), 0);	/* emptied for the next period */
 	selection_free(sel);
 	return n;
@@ -145,6 +147,47 @@ test_bad_regex(void)
 	CHECK(strncmp(err, "--process (: ", 13) == 0);
 }
 
+/*
+ * DeepFlow's folded form types its roots ("[p] svc;[t] w0;..."): read back
+ * and shown in the host view, a process is "[p] svc" once, never
+ * "[p] [p] svc", and the process view's root is the name itself.
+ */
+static void
+test_typed_folded_roots(void)
+{
+	static const char	text[] = "[p] svc;[t] w0;main;spin 3\n[p] db;[t] w1;query 2\n";
+	char			path[] = "/tmp/test_select.XXXXXX", err[256], got[512];
+	struct select_options	o = { .total = true };
+	struct selection	*sel = selection_new(&o, err, sizeof(err));
+	struct profile		*p = NULL;
+	size_t			n = 0;
+	int			fd = mkstemp(path);
+
+	CHECK(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1);
+	close(fd);
+	CHECK_INT(source_folded_read(path, "h", 99, selection_add, sel, err, sizeof(err)), 0);
+	CHECK_INT(selection_take(sel, 0, 0, &p, &n), 0);
+	CHECK_INT(n, 1);
+	if (n == 1) {
+		paths(p[0].tree, got, sizeof(got));
+		CHECK_STR(got, "Total;[p] db;[t] w1;query 2/20202\n"
+			       "Total;[p] svc;[t] w0;main;spin 3/30303\n");
+	}
+	profiles_free(p, n);
+	/* one process, no --total: rooted at the process name */
+	o.total = false;
+	selection_free(sel);
+	sel = selection_new(&o, err, sizeof(err));
+	CHECK_INT(source_folded_read(path, "h", 99, selection_add, sel, err, sizeof(err)), 0);
+	CHECK_INT(selection_take(sel, 0, 0, &p, &n), 0);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_STR(p[0].name, "Total");	/* two processes: the host view */
+	profiles_free(p, n);
+	selection_free(sel);
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -152,5 +195,6 @@ main(void)
 	test_process_and_total();
 	test_multi_instance_and_pid();
 	test_bad_regex();
+	test_typed_folded_roots();
 	return unit_report("test_select");
 }

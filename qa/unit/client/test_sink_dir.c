@@ -73,7 +73,7 @@ test_dir_sink(void)
 
 	CHECK(mkdtemp(base) != NULL);
 	snprintf(path, sizeof(path), "%s/site/new", base);
-	s = sink_open(path, err, sizeof(err));
+	s = sink_open(path, NULL, err, sizeof(err));
 	CHECK(s != NULL);
 	if (s == NULL)
 		return;
@@ -112,7 +112,7 @@ test_dir_sink(void)
 
 	/* a file where DIR should be: a clear error at open */
 	snprintf(path, sizeof(path), "%s/site/new/host/java/latest.svg", base);
-	CHECK(sink_open(path, err, sizeof(err)) == NULL);
+	CHECK(sink_open(path, NULL, err, sizeof(err)) == NULL);
 	CHECK(strstr(err, "latest.svg") != NULL);
 
 	snprintf(path, sizeof(path), "rm -rf %s", base);
@@ -123,7 +123,7 @@ static void
 test_s3_dispatch(void)
 {
 	char		err[256] = "";
-	struct sink	*s = sink_open("s3://bucket/prefix/", err, sizeof(err));
+	struct sink	*s = sink_open("s3://bucket/prefix/", NULL, err, sizeof(err));
 
 	/* without branch s3 this is the stand-in; with it, a real sink or a
 	 * configuration error: either way it is not treated as a directory */

@@ -41,7 +41,7 @@ test_site(void)
 	};
 
 	CHECK(mkdtemp(base) != NULL);
-	CHECK((s = sink_open(base, err, sizeof(err))) != NULL);
+	CHECK((s = sink_open(base, NULL, err, sizeof(err))) != NULL);
 	if (s == NULL)
 		return;
 	CHECK_INT(site_update(s, &old, 1, err, sizeof(err)), 0);
@@ -83,7 +83,7 @@ static void
 write_rows(const char *dir, int writer)
 {
 	char			err[256], name[16], stem[64];
-	struct sink		*s = sink_open(dir, err, sizeof(err));
+	struct sink		*s = sink_open(dir, NULL, err, sizeof(err));
 	struct site_entry	e = { .host = "h", .name = name, .samples = 1,
 				      .stem = stem, .exts = { "svg" }, .nexts = 1 };
 
@@ -117,7 +117,7 @@ test_concurrent_writers(void)
 		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 			failed++;
 	CHECK_INT(failed, 0);
-	CHECK((s = sink_open(base, err, sizeof(err))) != NULL);
+	CHECK((s = sink_open(base, NULL, err, sizeof(err))) != NULL);
 	if (s == NULL)
 		return;
 	json = get(s, "index.json");

@@ -83,6 +83,12 @@ test_good(void)
 	CHECK_STR(v.stack[3], "x");
 	CHECK_STR(v.process[4], "a b");		/* the count follows the last space */
 	CHECK_STR(v.stack[4], "c d");
+	/* DeepFlow's own form types the process frame: the name is the process */
+	CHECK_INT(READ("[p] svc;[t] w0;main 3\n", &v, err), 0);
+	CHECK_STR(v.process[0], "svc");
+	CHECK_STR(v.stack[0], "[t] w0;main");
+	CHECK_INT(READ("[p] ;x 5\n", &v, err), -1);
+	CHECK_STR(err, ":1: malformed folded line: empty process name after \"[p] \"");
 }
 
 static void

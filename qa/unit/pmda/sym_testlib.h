@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,35 @@ write_file(const char *path, const char *text)
 		perror(path);
 		exit(2);
 	}
+}
+
+/* The whole file at path; the test cannot go on without it. */
+static inline unsigned char *
+slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	unsigned char *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		exit(2);
+	buf = malloc(st.st_size);
+	if (buf == NULL || read(fd, buf, st.st_size) != st.st_size)
+		exit(2);
+	close(fd);
+	*len = st.st_size;
+	return buf;
+}
+
+/* Write len bytes of buf to path (mode 0755). */
+static inline void
+spill(const char *path, const unsigned char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+		exit(2);
+	close(fd);
 }
 
 /* Run a shell command; the test cannot go on without its result. */

@@ -4,6 +4,7 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
 #include "agent/control_parse.h"
@@ -70,14 +71,38 @@ test_pids(void)
 	free(big);
 }
 
+/* The regex compiles once, here; what compiled matches as the filter will. */
+static int
+check_regex(const char *text)
+{
+	regex_t	*re = (regex_t *)&re;	/* a bad one must not be touched */
+	int	sts = control_parse_regex(text, &re);
+
+	if (sts < 0)
+		CHECK(re == (regex_t *)&re);
+	else if (text[0] == '\0')
+		CHECK(re == NULL);
+	else
+		CHECK(re != NULL && regexec(re, "stackprof_demo", 0, NULL, 0) == 0);
+	if (sts == 0)
+		control_free_regex(re);
+	return sts;
+}
+
 static void
 test_regex_and_slots(void)
 {
-	CHECK_INT(control_check_regex(""), 0);
-	CHECK_INT(control_check_regex("^stackprof_(demo|short)$"), 0);
-	CHECK_INT(control_check_regex("("), PM_ERR_BADSTORE);
-	CHECK_INT(control_check_regex("a{2,1}"), PM_ERR_BADSTORE);
-	CHECK_INT(control_check_regex(NULL), PM_ERR_BADSTORE);
+	char	*big = malloc(CONTROL_TEXT_MAX + 2);
+
+	CHECK_INT(check_regex(""), 0);
+	CHECK_INT(check_regex("^stackprof_(demo|short)$"), 0);
+	CHECK_INT(check_regex("("), PM_ERR_BADSTORE);
+	CHECK_INT(check_regex("a{2,1}"), PM_ERR_BADSTORE);
+	CHECK_INT(check_regex(NULL), PM_ERR_BADSTORE);
+	memset(big, 'a', CONTROL_TEXT_MAX + 1);
+	big[CONTROL_TEXT_MAX + 1] = '\0';
+	CHECK_INT(check_regex(big), PM_ERR_BADSTORE);	/* one byte too long */
+	free(big);
 
 	CHECK_INT(control_check_slots(50), 0);
 	CHECK_INT(control_check_slots(1), 0);

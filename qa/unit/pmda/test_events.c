@@ -11,6 +11,8 @@
 #include "unit.h"
 #include "agent/events.h"
 
+static struct event_queue	*q;
+
 /* Fetch as client ctx; return the records, count "missed" ones apart. */
 static int
 fetch_count(int ctx, int *missed)
@@ -18,7 +20,7 @@ fetch_count(int ctx, int *missed)
 	pmAtomValue	atom;
 	pmValueSet	vset;
 	pmResult	**res;
-	int		sts = events_fetch(ctx, &atom), i, n = 0, nrec;
+	int		sts = events_fetch(q, ctx, &atom), i, n = 0, nrec;
 
 	*missed = 0;
 	if (sts != PMDA_FETCH_STATIC)
@@ -54,7 +56,7 @@ append(int n)
 
 	gettimeofday(&now, NULL);
 	for (i = 0; i < n; i++)
-		CHECK_INT(events_append(&ev, &now), 0);
+		CHECK_INT(events_append(q, &ev, &now), 0);
 }
 
 int
@@ -65,7 +67,9 @@ main(void)
 
 	for (i = 0; i < EP_NPARAMS; i++)
 		params[i] = pmID_build(170, 1, 10 + i);
-	CHECK_INT(events_init(params, 4096), 0);
+	q = events_new("on-cpu", 4096);
+	CHECK(q != NULL);
+	CHECK_INT(events_set_params(q, params), 0);
 
 	append(3);				/* nobody reads yet: not kept */
 	CHECK_INT(fetch_count(1, &missed), 0);	/* client 1 registers */
@@ -90,19 +94,20 @@ main(void)
 	{
 		pmAtomValue	a;
 
-		events_stat_dropped(&a);
+		events_stat_dropped(q, &a);
 		CHECK_INT(a.ull + i, 200);	/* dropped + kept = appended */
-		events_stat_records(&a);
+		events_stat_records(q, &a);
 		CHECK_INT(a.ul, 206);
 	}
-	events_client_end(1);
-	events_client_end(2);
+	events_client_end(q, 1);
+	events_client_end(q, 2);
 	append(1);				/* no readers left: nothing kept */
 	{
 		pmAtomValue	a;
 
-		events_stat_memory(&a);
+		events_stat_memory(q, &a);
 		CHECK_INT(a.ull, 0);
 	}
+	events_free(q);
 	return unit_report("test_events");
 }

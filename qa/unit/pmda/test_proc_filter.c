@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
+#include "agent/control_parse.h"
 #include "agent/proc_filter.h"
 
 static char	root[] = "/tmp/test_proc_filter.XXXXXX";
@@ -30,6 +31,19 @@ fake_process(int pid, const char *comm, const char *cmdline, size_t cmdlen)
 	f = fopen(path, "w");
 	fwrite(cmdline, 1, cmdlen, f);
 	fclose(f);
+}
+
+/* As the control table does: the text is compiled once, by the validator,
+ * and the filter takes the compiled regex. */
+static int
+set_regex(struct proc_filter *f, const char *text)
+{
+	regex_t	*re;
+	int	sts = control_parse_regex(text, &re);
+
+	if (sts == 0)
+		proc_filter_set_regex(f, re);
+	return sts;
 }
 
 int
@@ -57,10 +71,10 @@ main(void)
 	CHECK_INT(n, 0);
 	CHECK(!proc_filter_resolve(f, root, &pids, &n));	/* unchanged */
 
-	CHECK_INT(proc_filter_set_regex(f, "("), PM_ERR_BADSTORE);
+	CHECK_INT(set_regex(f, "("), PM_ERR_BADSTORE);
 	CHECK(proc_filter_all(f));	/* a refused regex changes nothing */
 
-	CHECK_INT(proc_filter_set_regex(f, "app\\.py"), 0);	/* cmdline match */
+	CHECK_INT(set_regex(f, "app\\.py"), 0);	/* cmdline match */
 	CHECK(!proc_filter_all(f));
 	CHECK(proc_filter_resolve(f, root, &pids, &n));
 	CHECK_INT(n, 1);
@@ -77,7 +91,7 @@ main(void)
 	}
 	CHECK(!proc_filter_resolve(f, root, &pids, &n));
 
-	CHECK_INT(proc_filter_set_regex(f, "^(nginx|bash)$"), 0);	/* comm match */
+	CHECK_INT(set_regex(f, "^(nginx|bash)$"), 0);	/* comm match */
 	CHECK(proc_filter_resolve(f, root, &pids, &n));
 	CHECK_INT(n, 4);
 
@@ -98,7 +112,7 @@ main(void)
 	CHECK(!proc_filter_note_exec(f, root, 31, &pids, &n));	/* no match */
 	CHECK(!proc_filter_selected(f, 31));
 
-	CHECK_INT(proc_filter_set_regex(f, ""), 0);
+	CHECK_INT(set_regex(f, ""), 0);
 	CHECK_INT(proc_filter_set_pids(f, NULL, 0), 0);
 	CHECK(proc_filter_selected(f, 31));	/* all selected again */
 	CHECK(proc_filter_all(f));

@@ -504,7 +504,7 @@ burn_wide(double seconds)
 }
 
 struct overload_tally {
-	uint64_t	samples, with_user_stack, via_overflow, entries;
+	uint64_t	samples, with_user_stack, user_lost, entries;
 };
 
 static void
@@ -518,16 +518,16 @@ count_overload(void *arg, const struct sampled_stack *st)
 	t->samples += st->count;
 	if (st->nuser > 0)
 		t->with_user_stack += st->count;
-	if (st->key->user_stack_id >= 0 && (st->key->user_stack_id & SP_STACK_OVERFLOW) &&
-	    st->nuser > 0)
-		t->via_overflow += st->count;
+	if (st->key->user_stack == SP_USTACK_LOST)
+		t->user_lost += st->count;
 }
 
 /*
  * Far more distinct stacks than the smallest maps hold, in one generation:
- * losses are counted, never silent (drained + MAP_FULL == SAMPLES), stack
- * collisions are counted and partly rescued by the overflow map, and the
- * drain leaves the maps empty for the next generation.
+ * losses are counted, never silent (drained + MAP_FULL == SAMPLES; a user
+ * stack that found its map full keeps its sample, as SP_USTACK_LOST, and
+ * is counted), 64-bit keys do not collide, and the drain leaves the maps
+ * empty for the next generation.
  */
 static void
 test_overload(void)
@@ -560,24 +560,105 @@ test_overload(void)
 	sampler_close(o);
 
 	printf("overload: %llu samples, %llu drained in %llu keys, %llu map full, "
-	       "%llu user stack collisions, %llu via overflow map; after: %llu samples, "
-	       "%llu with user stack, %llu collisions\n",
+	       "%llu user stacks not stored (map full), %llu drained as lost, %llu collisions; "
+	       "after: %llu samples, %llu with user stack\n",
 	       (unsigned long long)(b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]),
 	       (unsigned long long)t.samples, (unsigned long long)t.entries,
 	       (unsigned long long)(b.stat[SP_STAT_MAP_FULL] - a.stat[SP_STAT_MAP_FULL]),
+	       (unsigned long long)(b.stat[SP_STAT_USTACK_MAP_FULL] - a.stat[SP_STAT_USTACK_MAP_FULL]),
+	       (unsigned long long)t.user_lost,
 	       (unsigned long long)(b.stat[SP_STAT_USTACK_COLLISION] - a.stat[SP_STAT_USTACK_COLLISION]),
-	       (unsigned long long)t.via_overflow, (unsigned long long)after.samples,
-	       (unsigned long long)after.with_user_stack,
-	       (unsigned long long)(c.stat[SP_STAT_USTACK_COLLISION] - b.stat[SP_STAT_USTACK_COLLISION]));
+	       (unsigned long long)after.samples, (unsigned long long)after.with_user_stack);
 	CHECK(b.stat[SP_STAT_MAP_FULL] > a.stat[SP_STAT_MAP_FULL]);
 	CHECK_INT(t.samples + (b.stat[SP_STAT_MAP_FULL] - a.stat[SP_STAT_MAP_FULL]),
 		  b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
-	CHECK(b.stat[SP_STAT_USTACK_COLLISION] > a.stat[SP_STAT_USTACK_COLLISION]);
-	CHECK(t.via_overflow > 0);
+	CHECK(b.stat[SP_STAT_USTACK_MAP_FULL] > a.stat[SP_STAT_USTACK_MAP_FULL]);
+	CHECK(t.user_lost <= b.stat[SP_STAT_USTACK_MAP_FULL] - a.stat[SP_STAT_USTACK_MAP_FULL]);
+	CHECK_INT(t.with_user_stack + t.user_lost, t.samples);
+	CHECK_INT(b.stat[SP_STAT_USTACK_COLLISION] - a.stat[SP_STAT_USTACK_COLLISION], 0);
 	CHECK(after.samples > 0);
 	CHECK_INT(after.with_user_stack, after.samples);
-	CHECK_INT(c.stat[SP_STAT_USTACK_COLLISION] - b.stat[SP_STAT_USTACK_COLLISION], 0);
+	CHECK_INT(c.stat[SP_STAT_USTACK_MAP_FULL] - b.stat[SP_STAT_USTACK_MAP_FULL], 0);
 	CHECK_INT(c.stat[SP_STAT_MAP_FULL] - b.stat[SP_STAT_MAP_FULL], 0);
+}
+
+struct collision_tally {
+	pid_t		wide_tid;
+	uint64_t	samples, lost, burn_in_wide, wide_in_burn, keys;
+};
+
+static void
+count_collisions(void *arg, const struct sampled_stack *st)
+{
+	struct collision_tally *t = arg;
+	bool leaf_in_burn = st->nuser > 0 && in_burn(st->user_ips[0]);
+
+	if ((pid_t)st->key->tgid != getpid())
+		return;
+	t->samples += st->count;
+	if (st->key->user_stack == SP_USTACK_LOST) {
+		t->lost += st->count;
+		return;
+	}
+	t->keys++;
+	if ((pid_t)st->key->tid == t->wide_tid && leaf_in_burn)
+		t->wide_in_burn += st->count;
+	if ((pid_t)st->key->tid != t->wide_tid && st->nuser > 0 && !leaf_in_burn)
+		t->burn_in_wide += st->count;
+}
+
+static void *
+wide_thread(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	burn_wide(0.6);
+	return NULL;
+}
+
+/*
+ * User stacks are keyed by a hash of their pcs.  With the hash cut to 1
+ * bit (STACKPROF_SAMPLER_HASH_BITS), two threads with different stacks
+ * (one in burn_cpu, one in burn_wide) meet under the same keys all the
+ * time: a stack is never counted under another's key (the thread's key
+ * would then show the other thread's leaf), and those that find both of
+ * their keys taken are counted as collisions and kept as lost.
+ */
+static void
+test_hash_collisions(void)
+{
+	struct sampler_config cfg = { .frequency_hz = FREQ, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct collision_tally t = { 0 };
+	struct sampler_stats a, b;
+	struct sampler *o;
+	pid_t self = getpid();
+	pthread_t th;
+
+	setenv("STACKPROF_SAMPLER_HASH_BITS", "1", 1);
+	CHECK_INT(sampler_open(&o, &cfg), 0);
+	unsetenv("STACKPROF_SAMPLER_HASH_BITS");
+	if (!o)
+		return;
+	CHECK_INT(sampler_set_filter(o, false, &self, 1), 0);
+	sampler_read_stats(o, &a);
+	CHECK_INT(pthread_create(&th, NULL, wide_thread, &t.wide_tid), 0);
+	burn_cpu(0.6);
+	pthread_join(th, NULL);
+	CHECK_INT(sampler_set_filter(o, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(o, count_collisions, &t), 0);
+	sampler_read_stats(o, &b);
+	sampler_close(o);
+	printf("hash_collisions: %llu samples, %llu kept under %llu keys, %llu lost, "
+	       "%llu collisions counted; misplaced: %llu + %llu\n",
+	       (unsigned long long)t.samples, (unsigned long long)(t.samples - t.lost),
+	       (unsigned long long)t.keys, (unsigned long long)t.lost,
+	       (unsigned long long)(b.stat[SP_STAT_USTACK_COLLISION] - a.stat[SP_STAT_USTACK_COLLISION]),
+	       (unsigned long long)t.wide_in_burn, (unsigned long long)t.burn_in_wide);
+	CHECK(t.samples > 100);
+	CHECK(t.lost > 0);
+	CHECK_INT(t.lost, b.stat[SP_STAT_USTACK_COLLISION] - a.stat[SP_STAT_USTACK_COLLISION]);
+	CHECK_INT(t.samples, b.stat[SP_STAT_SAMPLES] - a.stat[SP_STAT_SAMPLES]);
+	CHECK_INT(t.wide_in_burn, 0);
+	CHECK_INT(t.burn_in_wide, 0);
 }
 
 /* The drain of kernels without batch map ops (get_next_key, lookup,
@@ -803,6 +884,7 @@ main(void)
 	test_bad_input();
 	sampler_close(s);
 	test_overload();
+	test_hash_collisions();
 	test_drain_without_batch();
 	test_no_leaks();
 	test_heatmap_without_tai();

@@ -33,33 +33,6 @@ static const char exe_src[] =
 	"  return (int)read(0, &c, 1) + exe_function(1);\n"
 	"}\n";
 
-static unsigned char *
-slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	unsigned char *buf;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) != 0)
-		exit(2);
-	buf = malloc(st.st_size);
-	if (buf == NULL || read(fd, buf, st.st_size) != st.st_size)
-		exit(2);
-	close(fd);
-	*len = st.st_size;
-	return buf;
-}
-
-static void
-spill(const char *path, const unsigned char *buf, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-
-	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
-		exit(2);
-	close(fd);
-}
-
 /* Load path; every symbol it yields must have a readable, terminated name. */
 static struct sym_elf *
 load_and_walk(const char *path)

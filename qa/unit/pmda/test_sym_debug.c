@@ -44,30 +44,34 @@ nm_addr(const char *path, const char *name)
 	return found;
 }
 
-/* Load path (as if under root) and name the symbol at vaddr. */
-static void
+/* Load path (as if under root) and name the symbol at vaddr; returns how
+ * many debug files the load refused. */
+static unsigned
 check_load(const char *root, const char *path, uint64_t vaddr, const char *want,
 	   enum sym_source want_src)
 {
 	char full[1024];
 	int fd;
 	struct sym_elf *e;
+	unsigned mismatches;
 	long i;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
 	fd = open(full, O_RDONLY);
 	CHECK(fd >= 0);
 	if (fd < 0)
-		return;
+		return 0;
 	e = sym_elf_load(fd, root, path);
 	close(fd);
 	CHECK(e != NULL);
 	if (e == NULL)
-		return;
+		return 0;
 	i = sym_list_find(&e->list, vaddr + 1);
 	CHECK_STR(i >= 0 ? sym_list_name(&e->list, i) : "(none)", want);
 	CHECK_INT(e->source, want_src);
+	mismatches = e->debug_mismatches;
 	sym_elf_free(e);
+	return mismatches;
 }
 
 static void
@@ -101,11 +105,9 @@ test_debuglink(void)
 	check_load("", spath("dl_s"), a, "debug_only_function", SYM_SRC_DEBUGLINK);
 
 	/* another build's debug file under the linked name: the CRC refuses it */
-	uint64_t before = sym_debug_mismatches;
 	build("dl_other", 4);
 	must_run("cd %s && objcopy --only-keep-debug dl_other .debug/dl.debug", scratch_dir());
-	check_load("", spath("dl_s"), a, "(none)", SYM_SRC_NONE);
-	CHECK(sym_debug_mismatches > before);
+	CHECK(check_load("", spath("dl_s"), a, "(none)", SYM_SRC_NONE) > 0);
 
 	/* the link points nowhere */
 	must_run("rm -rf %s/.debug", scratch_dir());
@@ -136,11 +138,9 @@ test_build_id(void)
 	check_load(spath("root"), "/opt/app/bid", a, "debug_only_function", SYM_SRC_BUILDID);
 
 	/* a debug file of another build at that build-id path is refused */
-	uint64_t before = sym_debug_mismatches;
 	build("bid_other", 6);
 	must_run("objcopy --only-keep-debug %s %s/%s.debug", spath("bid_other"), dir, id + 2);
-	check_load(spath("root"), "/opt/app/bid", a, "(none)", SYM_SRC_NONE);
-	CHECK(sym_debug_mismatches > before);
+	CHECK(check_load(spath("root"), "/opt/app/bid", a, "(none)", SYM_SRC_NONE) > 0);
 }
 
 /* MiniDebugInfo as Fedora's find-debuginfo builds it. */
@@ -172,12 +172,10 @@ test_minidebuginfo(void)
 	check_load("", spath("mdi_s"), h, "static_helper", SYM_SRC_MINIDEBUG);
 
 	/* garbage where the xz stream should be: no names, no crash, counted */
-	uint64_t before = sym_debug_mismatches;
 	must_run("cd %s && head -c 4096 /dev/urandom > junk.xz && "
 		 "strip --strip-all -o mdi_bad mdi && objcopy --add-section .gnu_debugdata=junk.xz mdi_bad",
 		 scratch_dir());
-	check_load("", spath("mdi_bad"), a, "(none)", SYM_SRC_NONE);
-	CHECK(sym_debug_mismatches > before);
+	CHECK(check_load("", spath("mdi_bad"), a, "(none)", SYM_SRC_NONE) > 0);
 	/* a valid xz stream holding something that is not an ELF */
 	must_run("cd %s && head -c 10000 /dev/urandom | xz > notelf.xz && "
 		 "strip --strip-all -o mdi_bad2 mdi && objcopy --add-section .gnu_debugdata=notelf.xz mdi_bad2",
@@ -208,6 +206,36 @@ test_live_debuglink(void)
 	symbolizer_free(s);
 }
 
+/* A refused debug file is counted by the symbolizer that met it, and by no
+ * other: the counter is the symbolizer's, not the process's. */
+static void
+test_live_mismatch_counted(void)
+{
+	struct symbolizer *s = symbolizer_new(16 << 20), *other = symbolizer_new(16 << 20);
+	struct symbolizer_stats st;
+	char fn[256], got[512];
+	unsigned long a;
+
+	build("mis", 9);
+	build("mis_other", 10);
+	must_run("cd %s && objcopy --only-keep-debug mis mis.debug && "
+		 "strip --strip-all -o mis_s mis && objcopy --add-gnu-debuglink=mis.debug mis_s && "
+		 "objcopy --only-keep-debug mis_other mis.debug", scratch_dir());
+	char *argv[] = { (char *)spath("mis_s"), NULL };
+	struct child c = child_start(argv);
+	a = child_addr(&c, fn, sizeof(fn));
+	CHECK(a != 0);
+	symbolize_user(s, c.pid, a + 2, got, sizeof(got));
+	CHECK(strcmp(got, "debug_only_function") != 0);
+	symbolizer_get_stats(s, &st);
+	CHECK_INT(st.debug_mismatches, 1);
+	symbolizer_get_stats(other, &st);
+	CHECK_INT(st.debug_mismatches, 0);
+	child_stop(&c);
+	symbolizer_free(s);
+	symbolizer_free(other);
+}
+
 int
 main(void)
 {
@@ -215,5 +243,6 @@ main(void)
 	test_build_id();
 	test_minidebuginfo();
 	test_live_debuglink();
+	test_live_mismatch_counted();
 	return unit_report("test_sym_debug");
 }

@@ -429,22 +429,6 @@ check_refused(struct symbolizer *s, struct http_stub *stub, const char *what, co
 	child_stop(&p.c);
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc(n)) != NULL &&
-	    fread(buf, 1, n, f) == (size_t)n)
-		*len = n;
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 static void
 test_wrong_answers(void)
 {
@@ -461,7 +445,7 @@ test_wrong_answers(void)
 
 	/* another build of the same source: same function at the same
 	 * address, so a wrong file would give a plausible name */
-	other = slurp(spath("w_other"), &len);
+	other = (char *)slurp(spath("w_other"), &len);
 	CHECK(other != NULL);
 	stub.body = other;
 	stub.body_len = len;
@@ -483,7 +467,7 @@ test_wrong_answers(void)
 	free(other);
 	/* with no length (chunked): the right debug file, padded to 64 MiB,
 	 * is still cut off near the cap, not downloaded whole */
-	other = slurp(spath("w4"), &len);
+	other = (char *)slurp(spath("w4"), &len);
 	CHECK(other != NULL);
 	stub.body = other;
 	stub.body_len = len;

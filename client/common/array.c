@@ -1,0 +1,42 @@
+/*
+ * array.c - capacity doubling for every growing array of the client.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "array.h"
+
+size_t
+array_capacity(size_t cap, size_t need, size_t elem)
+{
+	if (elem == 0 || need > SIZE_MAX / elem)
+		return 0;
+	if (need <= cap)
+		return cap;
+	if (cap == 0)
+		cap = ARRAY_FIRST;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 / elem ? need : cap * 2;
+	return cap;
+}
+
+/* arrayp points at a T *: read and write it as bytes, which is what any
+ * object pointer is here, so no T * is ever accessed as a void *. */
+int
+array_reserve_bytes(void *arrayp, size_t *cap, size_t need, size_t elem)
+{
+	size_t	ncap;
+	void	*a, *p;
+
+	if (need <= *cap)
+		return 0;
+	if ((ncap = array_capacity(*cap, need, elem)) == 0)
+		return -ENOMEM;
+	memcpy(&a, arrayp, sizeof(a));
+	if ((p = realloc(a, ncap * elem)) == NULL)
+		return -ENOMEM;
+	memcpy(arrayp, &p, sizeof(p));
+	*cap = ncap;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * array.h - growing arrays: the one place the client doubles a capacity.
+ *
+ *	struct flame_node *nodes; size_t cap;
+ *	if (array_reserve(&nodes, &cap, n + 1) < 0) return -ENOMEM;
+ */
+#ifndef ARRAY_H
+#define ARRAY_H
+
+#include <stddef.h>
+
+/* First capacity of an array that grows from nothing. */
+#define ARRAY_FIRST	16
+
+/*
+ * The capacity to grow cap to for need elements of elem bytes: cap (or
+ * ARRAY_FIRST) doubled until it holds need; cap itself when it does.
+ * 0 when need elements would not fit in a size_t of bytes.
+ */
+size_t array_capacity(size_t cap, size_t need, size_t elem);
+
+/*
+ * Make *arrayp (a pointer to T *) hold at least need elements, doubling
+ * *cap.  0, or -ENOMEM with the array and *cap unchanged.  need is read
+ * twice: the check that there is room already costs no call.
+ */
+#define array_reserve(arrayp, cap, need) \
+	((need) <= *(cap) ? 0 : array_reserve_bytes((arrayp), (cap), (need), sizeof(**(arrayp))))
+int array_reserve_bytes(void *arrayp, size_t *cap, size_t need, size_t elem);
+
+#endif /* ARRAY_H */

@@ -1,0 +1,26 @@
+/*
+ * event_measure.c - what a profile's values measure, by event type, for
+ * the formats that name their units (pprof, speedscope, Grafana).  The
+ * tree's microseconds are a time only for the time-based events; for any
+ * other event the values are the sample counts.
+ */
+#include <string.h>
+#include "emit_export.h"
+
+static const struct event_measure measures[] = {
+	{ "on-cpu",	"cpu" },	/* time on CPU, as pprof's CPU profiles */
+	{ "off-cpu",	"off_cpu" },	/* time blocked off CPU */
+};
+
+static const struct event_measure counted = { NULL, NULL };
+
+const struct event_measure *
+event_measure(const char *event)
+{
+	size_t	i;
+
+	for (i = 0; event != NULL && i < sizeof(measures) / sizeof(measures[0]); i++)
+		if (strcmp(measures[i].event, event) == 0)
+			return &measures[i];
+	return &counted;
+}

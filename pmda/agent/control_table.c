@@ -1,0 +1,77 @@
+/*
+ * control_table.c - the rows of the control table (see controls.h).
+ *
+ * A new control is a row here (an item never used before: archives hold
+ * them), its setter in agent.c, and its entries in help/help, help/pmns
+ * and docs/pmdastackprof.1; test_controls fails until the docs agree with
+ * the row.  Bounds and parsers are control_parse.c's pure validators.
+ */
+#include <stddef.h>
+#include "controls.h"
+
+#define FIELD(f)	offsetof(struct agent_config, f)
+
+static int
+parse_process(struct control_value *v)
+{
+	return control_parse_regex(v->text, &v->regex);
+}
+
+static int
+parse_pids(struct control_value *v)
+{
+	return control_parse_pids(v->text, &v->pids, &v->npids);
+}
+
+const struct control controls[] = {
+	{
+		.name = "enabled", .item = 0, .type = CONTROL_U32,
+		.min = 0, .max = 1, .bounds = "0 or 1", .def = "1",
+		.set = agent_set_enabled, .field = FIELD(enabled),
+		.argname = "0|1",
+		.doc = "sampling on (1) or off (0, BPF detached)",
+	},
+	{
+		.name = "frequency", .item = 1, .type = CONTROL_U32, .units = CONTROL_UNITS_HZ,
+		.min = 1, .max = 1000, .def = "99",
+		.set = agent_set_frequency, .field = FIELD(frequency_hz),
+		.opt = 'F', .argname = "HZ",
+		.doc = "per-CPU sampling rate in Hz",
+	},
+	{
+		.name = "process", .item = 2, .type = CONTROL_STRING,
+		.max = CONTROL_TEXT_MAX, .parse = parse_process,
+		.bounds = "an extended regex of at most 4096 bytes", .def = "",
+		.set = agent_set_process, .field = FIELD(process_regex),
+		.argname = "REGEX",
+		.doc = "regex over comm and command line selecting processes",
+	},
+	{
+		.name = "pids", .item = 3, .type = CONTROL_STRING,
+		.max = CONTROL_TEXT_MAX, .parse = parse_pids,
+		.bounds = "at most 1024 PIDs", .def = "",
+		.set = agent_set_pids, .field = FIELD(pids_text),
+		.argname = "PID,...",
+		.doc = "comma-separated PIDs to sample",
+	},
+	{
+		.name = "interval", .item = 4, .type = CONTROL_U32, .units = CONTROL_UNITS_MSEC,
+		.min = 100, .max = 60000, .def = "1000",
+		.set = agent_set_interval, .field = FIELD(interval_ms),
+		.opt = 'I', .argname = "MS",
+		.doc = "drain interval in milliseconds",
+	},
+	{
+		.name = "heatmap_slots", .item = 5, .type = CONTROL_U32,
+		.min = 1, .max = 1000, .check = control_check_slots,
+		.bounds = "a divisor of 1000", .def = "50",
+		.set = agent_set_heatmap_slots, .field = FIELD(heatmap_slots),
+		.opt = 's', .argname = "N",
+		.doc = "heat map slices of a second",
+	},
+};
+
+const size_t	ncontrols = sizeof(controls) / sizeof(controls[0]);
+
+/* which controls are stored is a 64-bit mask (struct agent) */
+_Static_assert(sizeof(controls) / sizeof(controls[0]) <= 64, "more than 64 controls");

@@ -1,0 +1,122 @@
+/*
+ * unwind.h - the unwind table cache: which processes map which files, one
+ * table per file built once on a worker thread and loaded into the kernel,
+ * and each process's mapping array for the BPF walker.  With
+ * unwind_table.h (the compiler) the whole contract of pmda/unwind/.
+ *
+ * The cache reaches the kernel and the process's files only through the
+ * two tables of functions the caller gives (the agent passes the
+ * sampler's and the symbolizer's), so this folder includes neither.
+ *
+ * Threads: every function here is for the caller's thread; the worker
+ * only compiles (libdw/libelf) and never calls back.  unwind_cache_fd()
+ * becomes readable when builds finish; unwind_cache_poll() then loads
+ * them and updates the processes that were waiting.  How it works:
+ * "Unwinding" in docs/design.md.
+ */
+#ifndef UNWIND_H
+#define UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "stackprof.h"
+
+/* One executable mapping of a process, as /proc/PID/maps gives it. */
+enum unwind_map_kind {
+	UNWIND_MAP_FILE,		/* a file: its table comes from its CFI */
+	UNWIND_MAP_VDSO,		/* the vDSO: from its in-memory image */
+	UNWIND_MAP_OTHER,		/* JIT, memfd, [vsyscall]: frame pointers */
+};
+struct unwind_mapping {
+	uint64_t	start, end, pgoff;
+	uint64_t	dev, ino;
+	enum unwind_map_kind kind;
+};
+
+/* The kernel side (the sampler's functions; see sampler.h). */
+struct unwind_kernel_ops {
+	/* load rows; the table id, or -errno (-ENOSPC: no room) */
+	int	(*table_add)(void *arg, uint64_t base, const struct sp_unwind_row *rows,
+			     uint32_t nrows);
+	int	(*table_remove)(void *arg, uint32_t id);
+	int	(*process_set)(void *arg, pid_t tgid, const struct sp_unwind_mapping *maps,
+			       uint32_t n);
+	int	(*process_remove)(void *arg, pid_t tgid);
+};
+
+/* The process's files (the symbolizer's functions; see symbolize.h). */
+struct unwind_source_ops {
+	/* the file behind m as tgid sees it: an fd the cache closes, or -errno */
+	int	(*open_file)(void *arg, pid_t tgid, const struct unwind_mapping *m);
+	/* a malloc'd copy of the vDSO image of m, freed by the cache */
+	int	(*read_image)(void *arg, pid_t tgid, const struct unwind_mapping *m,
+			      void **image, size_t *len);
+};
+
+struct unwind_config {
+	uint64_t	idle_ns;	/* a table no process maps goes after this (0: 60 s) */
+	size_t		queue_bytes;	/* bound of built rows waiting to be loaded (0: 64 MiB) */
+};
+
+struct unwind_stats {
+	uint64_t	builds;		/* tables built */
+	uint64_t	build_errors;	/* files whose CFI was refused: no table, counted once */
+	uint64_t	build_ns;	/* worker time spent building */
+	uint64_t	kernel_full;	/* tables that did not fit in the kernel's rows */
+	uint64_t	evictions;	/* tables unloaded: idle, or to make room */
+	uint64_t	mappings_dropped; /* mappings beyond SP_UNWIND_MAX_MAPPINGS */
+	uint64_t	process_errors;	/* mapping arrays the kernel refused */
+	uint64_t	tables;		/* files known now (loaded, building or failed) */
+	uint64_t	tables_loaded;	/* ... of which in the kernel */
+	uint64_t	kernel_rows;	/* rows in the kernel */
+	uint64_t	kernel_bytes;	/* kernel_rows x sizeof(struct sp_unwind_row) */
+	uint64_t	user_bytes;	/* memory the cache holds (entries + rows waiting) */
+	uint64_t	processes;	/* processes with mapping arrays */
+	uint64_t	pending;	/* builds queued or running */
+};
+
+struct unwind_cache;
+
+/* A cache with its worker thread started; NULL on failure (errno). */
+struct unwind_cache *unwind_cache_new(const struct unwind_config *config,
+				      const struct unwind_kernel_ops *kops, void *karg,
+				      const struct unwind_source_ops *sops, void *sarg);
+/* Stops the worker; unloads nothing (the kernel maps go with the sampler). */
+void unwind_cache_free(struct unwind_cache *c);
+
+/* Readable (poll) when finished builds wait for unwind_cache_poll. */
+int unwind_cache_fd(const struct unwind_cache *c);
+/* Load finished tables into the kernel, then give the processes that
+ * waited for them their new mapping arrays.  Never blocks on a build. */
+void unwind_cache_poll(struct unwind_cache *c);
+/* Wait up to timeout_ms for every queued build to finish, and poll (tests,
+ * benches). 0 when none is left, -ETIMEDOUT otherwise. */
+int unwind_cache_settle(struct unwind_cache *c, int timeout_ms);
+
+/*
+ * tgid's executable mappings, sorted by start (any earlier set replaced).
+ * Files seen before (by inode, then build-id, else dev+inode+mtime) reuse
+ * their table; others are queued for the worker.  The kernel gets the
+ * array at once, with frame pointers where a table is not loaded yet; it
+ * gets it again as tables arrive.  -errno when tgid is refused (nothing
+ * changed); failures of single files are counted, never fatal.
+ */
+int unwind_process_set(struct unwind_cache *c, pid_t tgid,
+		       const struct unwind_mapping *maps, size_t n);
+/* Forget tgid; with kernel_too, remove its array from the kernel (the
+ * kernel drops it by itself when the process exits). */
+void unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too);
+bool unwind_process_known(const struct unwind_cache *c, pid_t tgid);
+/* Once per drain: forget processes that no longer exist (a lost exit
+ * event), unload tables no process has mapped for the idle time. */
+void unwind_cache_collect(struct unwind_cache *c);
+/* The kernel lost every table and array (a new sampler): load again what
+ * is needed, building files anew as processes name them. */
+void unwind_cache_kernel_reset(struct unwind_cache *c);
+
+void unwind_cache_stats(const struct unwind_cache *c, struct unwind_stats *st);
+
+#endif /* UNWIND_H */

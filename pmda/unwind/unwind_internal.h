@@ -1,0 +1,149 @@
+/*
+ * unwind_internal.h - what the table cache's files share (unwind.h is the
+ * public face):
+ *
+ *   unwind_cache.c    files by identity, loading into the kernel, eviction
+ *   unwind_procs.c    processes: their mappings -> the kernel's arrays
+ *   unwind_layout.c   a file's PT_LOAD layout (libelf); its identity is
+ *                     unwind_file_id() of the compiler's files
+ *   unwind_worker.c   the build thread and its queues
+ *
+ * The compiler's own files (cfi_*.c) share cfi_internal.h instead.
+ */
+#ifndef UNWIND_INTERNAL_H
+#define UNWIND_INTERNAL_H
+
+#include <pthread.h>
+#include "unwind.h"
+#include "unwind_table.h"
+
+/* ---- layout (unwind_layout.c) ---- */
+struct uload {				/* a PT_LOAD segment */
+	uint64_t	offset, vaddr, filesz;
+	bool		exec;
+};
+
+struct ulayout {
+	struct uload	*loads;
+	int		nloads;
+};
+
+/* PT_LOAD layout of an ELF file or image; 0, or -1 when it is not an
+ * x86-64 ELF we can read. */
+int unwind_layout_fd(int fd, struct ulayout *l);
+int unwind_layout_mem(const void *image, size_t len, struct ulayout *l);
+/* The identity of an image (the vDSO): its build-id, else a hash of it. */
+void unwind_image_id(const void *image, size_t len, char *id, size_t idlen);
+/* pc -> link-time vaddr is pc - bias for the mapping [start, ...) at file
+ * offset pgoff; false when no segment holds pgoff. */
+bool unwind_mapping_bias(const struct ulayout *l, uint64_t start, uint64_t pgoff, uint64_t *bias);
+void unwind_layout_free(struct ulayout *l);
+
+/* ---- one file's table (unwind_cache.c) ---- */
+enum ufile_state {
+	UF_QUEUED,			/* handed to the worker */
+	UF_LOADED,			/* in the kernel under kernel_id */
+	UF_FAILED,			/* no table: bad CFI, too large, no room */
+};
+
+struct ufile {
+	char		id[UNWIND_FILE_ID_LEN];	/* unwind_file_id() */
+	struct ulayout	layout;
+	enum ufile_state state;
+	uint32_t	kernel_id;
+	uint32_t	nrows;
+	bool		dirty;		/* state changed: its processes need new arrays */
+	bool		orphan;		/* forgotten while queued: free when built */
+	int		refs;		/* mappings of processes we track */
+	uint64_t	idle_since;	/* refs fell to 0 then */
+	struct ufile	*hnext;		/* identity hash chain */
+	struct ufile	*prev, *next;	/* all files */
+};
+
+/* ---- the worker (unwind_worker.c) ---- */
+struct ujob {
+	struct ufile	*file;		/* the main thread's; the worker never reads it */
+	int		fd;		/* the file, closed by the worker; or -1 */
+	void		*image;		/* or an image, freed by the worker */
+	size_t		len;
+	/* results */
+	int		err;		/* 0, or -1 with errmsg */
+	char		errmsg[160];
+	struct sp_unwind_row *rows;	/* kernel format, relative to base */
+	uint32_t	nrows;
+	uint64_t	base;
+	uint64_t	build_ns;
+	struct ujob	*next;
+};
+
+struct uworker;
+/* Start the thread; *fd becomes readable when jobs are done. */
+struct uworker *uworker_new(size_t queue_bytes, int *fd);
+void uworker_free(struct uworker *w);
+void uworker_submit(struct uworker *w, struct ujob *job);
+/* Every finished job, oldest first (clears the fd). */
+struct ujob *uworker_take_done(struct uworker *w);
+/* Jobs queued or running. */
+unsigned uworker_pending(struct uworker *w);
+/* The rows of finished jobs were loaded: they no longer count against the bound. */
+void uworker_release(struct uworker *w, size_t bytes);
+void ujob_free(struct ujob *j);
+
+/* ---- processes (unwind_procs.c) ---- */
+struct upmap {
+	uint64_t	start, end, pgoff;
+	struct ufile	*file;		/* NULL: frame pointers */
+	struct uinode	*inode;		/* FILE mappings: the inode it came by */
+};
+
+struct uproc {
+	pid_t		tgid;
+	struct upmap	*maps;
+	size_t		n;
+	struct uproc	*hnext;
+};
+
+struct uinode {
+	uint64_t	dev, ino;
+	struct ufile	*file;
+	int		refs;
+	struct uinode	*hnext;
+};
+
+#define UPROC_BUCKETS	1024
+#define UFILE_BUCKETS	1024
+
+struct unwind_cache {
+	const struct unwind_kernel_ops *kops;
+	void		*karg;
+	const struct unwind_source_ops *sops;
+	void		*sarg;
+	uint64_t	idle_ns;
+	struct uworker	*worker;
+	int		fd;
+	struct ufile	*files;		/* all of them, newest first */
+	struct ufile	*by_id[UFILE_BUCKETS];
+	struct uinode	*by_inode[UFILE_BUCKETS];
+	struct uproc	*procs[UPROC_BUCKETS];
+	struct unwind_stats st;
+};
+
+/* unwind_cache.c */
+/* The file behind mapping m of tgid, taking one reference (and one on its
+ * inode entry, in *inode); NULL when it has none we can use. */
+struct ufile *unwind_file_get(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m,
+			      struct uinode **inode);
+void unwind_file_put(struct unwind_cache *c, struct ufile *f, struct uinode *inode);
+uint64_t unwind_now_ns(void);
+
+/* unwind_procs.c */
+/* Give tgid's array to the kernel as its files stand now. */
+void unwind_procs_push(struct unwind_cache *c, struct uproc *p);
+/* Push every process that maps a dirty file; clear the flags. */
+void unwind_procs_push_dirty(struct unwind_cache *c);
+/* Forget processes that no longer exist. */
+void unwind_procs_collect(struct unwind_cache *c);
+void unwind_procs_free_all(struct unwind_cache *c);
+size_t unwind_procs_bytes(const struct unwind_cache *c);
+
+#endif /* UNWIND_INTERNAL_H */

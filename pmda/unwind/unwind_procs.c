@@ -1,0 +1,205 @@
+/*
+ * unwind_procs.c - the processes the cache describes to the walker: each
+ * one's executable mappings with the file (table) behind each, turned into
+ * the kernel's sorted array of (start, len, bias, table id).  A mapping
+ * whose table is not loaded (building, failed, JIT code) gets
+ * SP_UNWIND_NO_TABLE: the walker uses its frame pointer there.  When a
+ * table arrives, every process mapping it gets its array again.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unwind_internal.h"
+
+static struct uproc **
+proc_slot(struct unwind_cache *c, pid_t tgid)
+{
+	struct uproc **pp = &c->procs[(unsigned)tgid % UPROC_BUCKETS];
+
+	while (*pp && (*pp)->tgid != tgid)
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+static void
+release_maps(struct unwind_cache *c, struct upmap *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		unwind_file_put(c, maps[i].file, maps[i].inode);
+	free(maps);
+}
+
+/* The kernel's entry for one mapping; false when it cannot have one. */
+static bool
+kernel_mapping(const struct upmap *m, struct sp_unwind_mapping *k)
+{
+	uint64_t bias = 0;
+
+	if (m->end <= m->start || m->end - m->start > UINT32_MAX)
+		return false;
+	k->start = m->start;
+	k->len = (uint32_t)(m->end - m->start);
+	k->table = SP_UNWIND_NO_TABLE;
+	if (m->file && m->file->state == UF_LOADED &&
+	    unwind_mapping_bias(&m->file->layout, m->start, m->pgoff, &bias))
+		k->table = m->file->kernel_id;
+	k->bias = bias;
+	return true;
+}
+
+/*
+ * At most SP_UNWIND_MAX_MAPPINGS go to the kernel: past that, mappings
+ * without a file (JIT regions, mostly) are left out first; the walker
+ * then asks for a refresh when it meets them, which is rate-limited.
+ */
+void
+unwind_procs_push(struct unwind_cache *c, struct uproc *p)
+{
+	struct sp_unwind_mapping k[SP_UNWIND_MAX_MAPPINGS];
+	size_t with_file = 0, room_other, others = 0;
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		with_file += p->maps[i].file != NULL;
+	room_other = with_file >= SP_UNWIND_MAX_MAPPINGS ? 0 : SP_UNWIND_MAX_MAPPINGS - with_file;
+	for (size_t i = 0; i < p->n && n < SP_UNWIND_MAX_MAPPINGS; i++) {
+		if (!p->maps[i].file && others++ >= room_other)
+			continue;
+		if (kernel_mapping(&p->maps[i], &k[n]))
+			n++;
+	}
+	c->st.mappings_dropped += p->n - n;
+	if (c->kops->process_set(c->karg, p->tgid, k, n) < 0)
+		c->st.process_errors++;
+}
+
+void
+unwind_procs_push_dirty(struct unwind_cache *c)
+{
+	for (unsigned b = 0; b < UPROC_BUCKETS; b++) {
+		for (struct uproc *p = c->procs[b]; p; p = p->hnext) {
+			for (size_t i = 0; i < p->n; i++) {
+				if (p->maps[i].file && p->maps[i].file->dirty) {
+					unwind_procs_push(c, p);
+					break;
+				}
+			}
+		}
+	}
+	for (struct ufile *f = c->files; f; f = f->next)
+		f->dirty = false;
+}
+
+static bool
+sorted(const struct unwind_mapping *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].end <= maps[i].start || (i > 0 && maps[i].start < maps[i - 1].end))
+			return false;
+	return true;
+}
+
+int
+unwind_process_set(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *maps, size_t n)
+{
+	struct uproc **pp = proc_slot(c, tgid), *p = *pp;
+	struct upmap *pm;
+
+	if (tgid <= 0 || !sorted(maps, n))
+		return -EINVAL;
+	if (!(pm = calloc(n ? n : 1, sizeof(*pm))))
+		return -ENOMEM;
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p)))) {
+			free(pm);
+			return -ENOMEM;
+		}
+		p->tgid = tgid;
+		p->hnext = *pp;
+		*pp = p;
+		c->st.processes++;
+	}
+	/* new references first: files the process keeps stay loaded */
+	for (size_t i = 0; i < n; i++) {
+		pm[i].start = maps[i].start;
+		pm[i].end = maps[i].end;
+		pm[i].pgoff = maps[i].pgoff;
+		pm[i].file = unwind_file_get(c, tgid, &maps[i], &pm[i].inode);
+	}
+	release_maps(c, p->maps, p->n);
+	p->maps = pm;
+	p->n = n;
+	unwind_procs_push(c, p);
+	return 0;
+}
+
+static void
+drop(struct unwind_cache *c, struct uproc **pp)
+{
+	struct uproc *p = *pp;
+
+	*pp = p->hnext;
+	release_maps(c, p->maps, p->n);
+	free(p);
+	c->st.processes--;
+}
+
+void
+unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too)
+{
+	struct uproc **pp = proc_slot(c, tgid);
+
+	if (!*pp)
+		return;
+	if (kernel_too)
+		c->kops->process_remove(c->karg, tgid);
+	drop(c, pp);
+}
+
+bool
+unwind_process_known(const struct unwind_cache *c, pid_t tgid)
+{
+	for (const struct uproc *p = c->procs[(unsigned)tgid % UPROC_BUCKETS]; p; p = p->hnext)
+		if (p->tgid == tgid)
+			return true;
+	return false;
+}
+
+/* Exit events can be lost (ring buffer full): processes that are gone
+ * are noticed here too.  The kernel dropped their arrays already. */
+void
+unwind_procs_collect(struct unwind_cache *c)
+{
+	for (unsigned b = 0; b < UPROC_BUCKETS; b++) {
+		struct uproc **pp = &c->procs[b];
+
+		while (*pp) {
+			if (kill((*pp)->tgid, 0) < 0 && errno == ESRCH) {
+				c->kops->process_remove(c->karg, (*pp)->tgid);
+				drop(c, pp);
+			} else {
+				pp = &(*pp)->hnext;
+			}
+		}
+	}
+}
+
+void
+unwind_procs_free_all(struct unwind_cache *c)
+{
+	for (unsigned b = 0; b < UPROC_BUCKETS; b++)
+		while (c->procs[b])
+			drop(c, &c->procs[b]);
+}
+
+size_t
+unwind_procs_bytes(const struct unwind_cache *c)
+{
+	size_t bytes = 0;
+
+	for (unsigned b = 0; b < UPROC_BUCKETS; b++)
+		for (const struct uproc *p = c->procs[b]; p; p = p->hnext)
+			bytes += sizeof(*p) + p->n * sizeof(*p->maps);
+	return bytes;
+}

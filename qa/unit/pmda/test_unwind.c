@@ -1,0 +1,611 @@
+/*
+ * test_unwind.c - whole user stacks of code built without frame pointers,
+ * for real: a program compiled here with -O2 -fomit-frame-pointer runs a
+ * known 10-deep call chain main -> f1 -> ... -> f10 and spins at its end;
+ * the BPF sampler walks its stacks with the tables the unwind cache built
+ * from its .eh_frame (the symbolizer enumerating its mappings, as the
+ * agent does), and every drained stack must name f10, f9, ..., f1, main
+ * in order.  The cases:
+ *
+ *   leaf     f10 spins
+ *   plt      f10 calls a function of a shared library built without frame
+ *            pointers, through the PLT, in a tight loop
+ *   syscall  f10 reads /dev/zero: samples in the kernel, whose user part
+ *            starts from the registers saved at syscall entry
+ *   signal   a SIGPROF handler spins, interrupting f10: through
+ *            __restore_rt's signal frame back into the chain
+ *   dlopen   f10 calls into a library dlopen'ed after the process was
+ *            described: the walker asks for a refresh, the cache builds it
+ *
+ * and two that must not reach main: the same leaf case under fp mode (the
+ * kernel's frame-pointer walk; this shows the check can fail), and the plt
+ * case with the library's .eh_frame corrupted (its table is refused and
+ * counted, its frames fall back to frame pointers, nothing crashes).
+ * Root only (BPF); skipped otherwise.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include "unit.h"
+#include "sym_testlib.h"
+#include "cfi_testlib.h"
+#include "sampler/sampler.h"
+#include "symbolizer/symbolize.h"
+#include "unwind/unwind.h"
+
+#define FREQ		499
+#define SAMPLE_S	1.0
+#define MIN_SAMPLES	50	/* the CPU is shared: fewer than FREQ x SAMPLE_S come */
+
+static const char chain_src[] =
+	"#define _GNU_SOURCE\n"
+	"#include <dlfcn.h>\n#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n"
+	"#include <string.h>\n#include <sys/time.h>\n#include <unistd.h>\n"
+	"extern unsigned lib_work(unsigned);\n"
+	"extern void lib_nop(void);\n"
+	"static const char *mode, *dlpath;\n"
+	"volatile unsigned sink;\n"
+	"static void spin(unsigned n) { for (unsigned i = 0; i < n; i++) sink = sink * 2654435761u + i; }\n"
+	"__attribute__((noinline)) void handler(int sig) { spin(3000000u + sig); }\n"
+	"#define F __attribute__((noinline, noclone))\n"
+	"unsigned f5(unsigned);\n"
+	"F unsigned f10(unsigned x) {\n"
+	"  char buf[65536];\n"
+	"  int fd = open(\"/dev/zero\", O_RDONLY);\n"
+	"  unsigned (*dl_work)(unsigned) = 0;\n"
+	"  if (strcmp(mode, \"signal\") == 0) {\n"
+	"    struct itimerval it = { { 0, 5000 }, { 0, 5000 } };\n"
+	"    signal(SIGPROF, handler); setitimer(ITIMER_PROF, &it, 0); }\n"
+	"  printf(\"ready\\n\"); fflush(stdout);\n"
+	"  if (strcmp(mode, \"dlopen\") == 0) {\n"
+	"    char line[16]; void *h;\n"
+	"    if (!fgets(line, sizeof(line), stdin) || !(h = dlopen(dlpath, RTLD_NOW))) return 1;\n"
+	"    dl_work = (unsigned (*)(unsigned))dlsym(h, \"dl_work\"); }\n"
+	"  for (;;) {\n"
+	"    if (mode[0] == 'l' || mode[0] == 's' && mode[1] == 'i') sink = sink * 2654435761u + x;\n"
+	"    else if (mode[0] == 'p') { sink += lib_work(sink); lib_nop(); lib_nop(); }\n"
+	"    else if (mode[0] == 's') sink += (unsigned)read(fd, buf, sizeof(buf));\n"
+	"    else if (dl_work) sink += dl_work(sink);\n"
+	"  }\n"
+	"}\n"
+	"#define HOP(n, next) F unsigned f##n(unsigned x) { unsigned r = next(x + n); sink += r; return r ^ n; }\n"
+	"HOP(9, f10) HOP(8, f9) HOP(7, f8) HOP(6, f7) HOP(4, f5) HOP(3, f4) HOP(2, f3) HOP(1, f2)\n"
+	/* f5 realigns its stack as GCC does for AVX code (DRAP): its CFA is
+	 * stored below RBP, SP_CFA_RBP_DEREF rows */
+	"__asm__(\".text\\n.globl f5\\n.type f5,@function\\nf5:\\n.cfi_startproc\\n\"\n"
+	"  \"lea 8(%rsp), %r10\\n.cfi_def_cfa %r10, 0\\nand $-32, %rsp\\npushq -8(%r10)\\n\"\n"
+	"  \"push %rbp\\n.cfi_escape 0x10,6,2,0x76,0\\nmov %rsp, %rbp\\npush %r10\\n\"\n"
+	"  \".cfi_escape 0x0f,3,0x76,0x78,0x06\\nsub $8, %rsp\\nadd $5, %edi\\ncall f6@PLT\\n\"\n"
+	"  \"add $8, %rsp\\npop %r10\\n.cfi_def_cfa %r10, 0\\npop %rbp\\n.cfi_restore %rbp\\n\"\n"
+	"  \"lea -8(%r10), %rsp\\n.cfi_def_cfa %rsp, 8\\nret\\n.cfi_endproc\\n.size f5, .-f5\\n\");\n"
+	"int main(int argc, char **argv) {\n"
+	"  mode = argv[1]; dlpath = argc > 2 ? argv[2] : \"\";\n"
+	"  return (int)f1((unsigned)argc); }\n";
+
+/* lib_work keeps a value across a call, so it has a frame of its own;
+ * lib_nop is a bare return, so that the PLT stub's jump is a fair share
+ * of the loop and samples land in it. */
+static const char lib_src[] =
+	"__attribute__((noinline)) static unsigned step(unsigned x) { return x * 2654435761u + 1; }\n"
+	"unsigned lib_work(unsigned x) { unsigned a = step(x); return a ^ step(a + x); }\n"
+	"void lib_nop(void) { }\n";
+
+static const char dl_src[] =
+	"__attribute__((noinline)) static unsigned mix(unsigned x) {\n"
+	"  for (int i = 0; i < 1000; i++) x = x * 2654435761u + (unsigned)i;\n"
+	"  return x; }\n"
+	"unsigned dl_work(unsigned x) { return mix(x) ^ 5; }\n";
+
+#define CFLAGS_NOFP	"-O2 -fomit-frame-pointer -fno-optimize-sibling-calls"
+
+/* ---- what the agent does: sampler <- unwind cache <- symbolizer ---- */
+
+struct glue {
+	struct sampler		*s;
+	struct symbolizer	*sym;
+	struct unwind_cache	*uc;
+};
+
+static int
+k_table_add(void *arg, uint64_t base, const struct sp_unwind_row *rows, uint32_t n)
+{
+	return sampler_unwind_table_add(((struct glue *)arg)->s, base, rows, n);
+}
+
+static int
+k_table_remove(void *arg, uint32_t id)
+{
+	return sampler_unwind_table_remove(((struct glue *)arg)->s, id);
+}
+
+static int
+k_process_set(void *arg, pid_t tgid, const struct sp_unwind_mapping *m, uint32_t n)
+{
+	return sampler_unwind_set_process(((struct glue *)arg)->s, tgid, m, n);
+}
+
+static int
+k_process_remove(void *arg, pid_t tgid)
+{
+	return sampler_unwind_remove_process(((struct glue *)arg)->s, tgid);
+}
+
+static const struct unwind_kernel_ops kops = {
+	k_table_add, k_table_remove, k_process_set, k_process_remove,
+};
+
+static struct symbolizer_mapping
+sym_mapping(const struct unwind_mapping *m)
+{
+	return (struct symbolizer_mapping){ .start = m->start, .end = m->end, .pgoff = m->pgoff,
+					    .dev = m->dev, .ino = m->ino };
+}
+
+static int
+s_open_file(void *arg, pid_t tgid, const struct unwind_mapping *m)
+{
+	struct symbolizer_mapping sm = sym_mapping(m);
+
+	return symbolizer_open_mapping(((struct glue *)arg)->sym, tgid, &sm);
+}
+
+static int
+s_read_image(void *arg, pid_t tgid, const struct unwind_mapping *m, void **image, size_t *len)
+{
+	struct symbolizer_mapping sm = sym_mapping(m);
+
+	return symbolizer_read_vdso(((struct glue *)arg)->sym, tgid, &sm, image, len);
+}
+
+static const struct unwind_source_ops sops = { s_open_file, s_read_image };
+
+struct mapping_list {
+	struct unwind_mapping	m[512];
+	size_t			n;
+};
+
+static void
+add_mapping(void *arg, const struct symbolizer_mapping *sm)
+{
+	struct mapping_list *l = arg;
+
+	if (l->n < 512)
+		l->m[l->n++] = (struct unwind_mapping){
+			.start = sm->start, .end = sm->end, .pgoff = sm->pgoff,
+			.dev = sm->dev, .ino = sm->ino,
+			.kind = sm->kind == SYMBOLIZER_MAP_FILE ? UNWIND_MAP_FILE :
+				sm->kind == SYMBOLIZER_MAP_VDSO ? UNWIND_MAP_VDSO : UNWIND_MAP_OTHER,
+		};
+}
+
+/* Describe tgid to the walker and wait for its tables. */
+static void
+describe(struct glue *g, pid_t tgid)
+{
+	struct mapping_list l = { .n = 0 };
+
+	CHECK(symbolizer_mappings(g->sym, tgid, add_mapping, &l) > 0);
+	CHECK_INT(unwind_process_set(g->uc, tgid, l.m, l.n), 0);
+	CHECK_INT(unwind_cache_settle(g->uc, 10000), 0);
+}
+
+/* ---- the workload ---- */
+
+static const char *chain_bin, *nofp_dir, *broken_dir, *dl_lib;
+
+static void
+build_programs(void)
+{
+	write_file(spath("chain.c"), chain_src);
+	write_file(spath("lib.c"), lib_src);
+	write_file(spath("dl.c"), dl_src);
+	must_run("mkdir -p %s/nofp %s/broken", scratch_dir(), scratch_dir());
+	must_run("cc " CFLAGS_NOFP " -fPIC -shared -o %s %s", spath("nofp/libleaf.so"), spath("lib.c"));
+	/* no build-id: the damaged copy must not pass for the good one */
+	must_run("cc " CFLAGS_NOFP " -fPIC -shared -Wl,--build-id=none -o %s %s",
+		 spath("broken/libleaf.so"), spath("lib.c"));
+	must_run("cc " CFLAGS_NOFP " -fPIC -shared -o %s %s", spath("dl.so"), spath("dl.c"));
+	must_run("cc " CFLAGS_NOFP " -o %s %s -L%s/nofp -lleaf -ldl", spath("chain"), spath("chain.c"),
+		 scratch_dir());
+	chain_bin = strdup(spath("chain"));
+	nofp_dir = strdup(spath("nofp"));
+	broken_dir = strdup(spath("broken"));
+	dl_lib = strdup(spath("dl.so"));
+}
+
+/* The library at path with its .eh_frame damaged: a huge length every 16
+ * bytes, so no entry in it parses.  ld.so never reads .eh_frame, so the
+ * library still loads and runs. */
+static void
+break_eh_frame(const char *path)
+{
+	uint64_t off = 0, addr, size = 0;
+	int fd = open(path, O_RDWR);
+
+	CHECK(cfi_section(path, ".eh_frame", &addr, &off, &size) && size > 16);
+	for (uint64_t at = off; at + 4 <= off + size; at += 16) {
+		uint32_t huge = 0x7ffffff0;
+
+		CHECK_INT(pwrite(fd, &huge, 4, (off_t)at), 4);
+	}
+	close(fd);
+}
+
+/* Where pid mapped the start of the file at path (its load base). */
+static uint64_t
+load_base(pid_t pid, const char *path)
+{
+	char maps[64], line[1024], file[512];
+	unsigned long long lo, off;
+	uint64_t base = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(maps, "r")))
+		return 0;
+	while (!base && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %511s", &lo, &off, file) == 3 &&
+		    off == 0 && strcmp(file, path) == 0)
+			base = lo;
+	fclose(f);
+	return base;
+}
+
+/* Start the chain in mode with lib_dir on the library path; returns once
+ * it spins in f10. */
+static struct child
+start_chain(const char *mode, const char *lib_dir)
+{
+	char *argv[] = { (char *)chain_bin, (char *)mode, (char *)dl_lib, NULL };
+	char line[64] = "";
+	struct child c;
+
+	setenv("LD_LIBRARY_PATH", lib_dir, 1);
+	c = child_start(argv);
+	unsetenv("LD_LIBRARY_PATH");
+	if (!fgets(line, sizeof(line), c.out) || strcmp(line, "ready\n") != 0)
+		fprintf(stderr, "chain %s did not start: '%s'\n", mode, line);
+	return c;
+}
+
+/* ---- checking the stacks ---- */
+
+struct tally {
+	struct glue	*g;
+	pid_t		pid;
+	uint64_t	samples, full, with_kernel, full_with_kernel, in_handler;
+	uint64_t	leaf_named;		/* frame 0 is the function we expect */
+	uint64_t	plt_lo, plt_hi, in_plt;	/* frame 0 in the program's PLT */
+	const char	*leaf;			/* e.g. "[l] lib_work" */
+	char		example[1024];		/* one stack that is not full */
+};
+
+/* f10 ... f1 main, in this order, starting at some frame. */
+static bool
+full_chain(char names[][128], int n, int *at)
+{
+	for (int i = 0; i + 10 < n; i++) {
+		bool ok = strcmp(names[i], "f10") == 0;
+
+		for (int k = 1; ok && k < 10; k++) {
+			char want[8];
+
+			snprintf(want, sizeof(want), "f%d", 10 - k);
+			ok = strcmp(names[i + k], want) == 0;
+		}
+		if (ok && strcmp(names[i + 10], "main") == 0) {
+			*at = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+tally_stack(void *arg, const struct sampled_stack *st)
+{
+	struct tally *t = arg;
+	char names[SP_MAX_STACK_DEPTH][128];
+	int n = st->nuser, at = -1;
+	bool full;
+
+	if ((pid_t)st->key->tgid != t->pid)
+		return;
+	for (int i = 0; i < n; i++)
+		symbolize_user(t->g->sym, t->pid, st->user_ips[i], names[i], sizeof(names[i]));
+	full = full_chain(names, n, &at);
+	t->samples += st->count;
+	t->full += full ? st->count : 0;
+	t->with_kernel += st->nkernel > 0 ? st->count : 0;
+	t->full_with_kernel += full && st->nkernel > 0 ? st->count : 0;
+	if (full && at > 0 && strcmp(names[at - 1], "[l] __restore_rt") == 0)
+		t->in_handler += st->count;
+	if (n > 0 && t->leaf && strcmp(names[0], t->leaf) == 0)
+		t->leaf_named += st->count;
+	if (n > 0 && st->user_ips[0] >= t->plt_lo && st->user_ips[0] < t->plt_hi)
+		t->in_plt += st->count;
+	if (!full && !t->example[0]) {
+		size_t len = 0;
+
+		for (int i = 0; i < n && len < sizeof(t->example) - 160; i++)
+			len += snprintf(t->example + len, sizeof(t->example) - len, "%s%s",
+					i ? ";" : "", names[i]);
+	}
+}
+
+/* Sample pid for SAMPLE_S and tally its stacks. */
+static void
+sample(struct glue *g, pid_t pid, struct tally *t)
+{
+	struct timespec d = { (time_t)SAMPLE_S, (long)((SAMPLE_S - (time_t)SAMPLE_S) * 1e9) };
+
+	t->g = g;
+	t->pid = pid;
+	CHECK_INT(sampler_set_filter(g->s, false, &pid, 1), 0);
+	CHECK_INT(sampler_drain(g->s, tally_stack, &(struct tally){ .g = g, .pid = -1 }), 0);
+	nanosleep(&d, NULL);
+	CHECK_INT(sampler_set_filter(g->s, false, NULL, 0), 0);
+	CHECK_INT(sampler_drain(g->s, tally_stack, t), 0);
+}
+
+static void
+report(const char *name, const struct tally *t)
+{
+	printf("%s: %llu samples, %llu with f10..f1,main (%.1f%%), %llu with a kernel part "
+	       "(%llu of them full), leaf %s in %llu, in the PLT %llu, in the handler %llu\n",
+	       name, (unsigned long long)t->samples,
+	       (unsigned long long)t->full, t->samples ? 100.0 * t->full / t->samples : 0.0,
+	       (unsigned long long)t->with_kernel, (unsigned long long)t->full_with_kernel,
+	       t->leaf ? t->leaf : "-", (unsigned long long)t->leaf_named,
+	       (unsigned long long)t->in_plt, (unsigned long long)t->in_handler);
+	if (t->example[0])
+		printf("  e.g. %s\n", t->example);
+}
+
+static uint64_t
+stat_of(struct glue *g, enum sp_stat which)
+{
+	struct sampler_stats st;
+
+	sampler_read_stats(g->s, &st);
+	return st.stat[which];
+}
+
+/* The chain in mode: every stack whole, and the frames the case is about. */
+static void
+test_case(struct glue *g, const char *mode, const char *leaf)
+{
+	struct child c = start_chain(mode, nofp_dir);
+	struct tally t = { .leaf = leaf };
+	uint64_t table0 = stat_of(g, SP_STAT_UNWIND_TABLE_FRAMES), off, addr, size;
+
+	if (cfi_section(chain_bin, ".plt", &addr, &off, &size)) {
+		t.plt_lo = load_base(c.pid, chain_bin) + addr;
+		t.plt_hi = t.plt_lo + size;
+	}
+	describe(g, c.pid);
+	sample(g, c.pid, &t);
+	child_stop(&c);
+	report(mode, &t);
+	CHECK(t.samples >= MIN_SAMPLES);
+	CHECK_INT(t.full, t.samples);
+	CHECK(t.leaf_named > 0);
+	CHECK(stat_of(g, SP_STAT_UNWIND_TABLE_FRAMES) - table0 >= 10 * t.samples);
+	if (strcmp(mode, "plt") == 0)
+		CHECK(t.in_plt > 0);
+	if (strcmp(mode, "syscall") == 0)
+		CHECK(t.full_with_kernel >= t.samples * 9 / 10);
+	if (strcmp(mode, "signal") == 0)
+		CHECK(t.in_handler > t.samples / 4);
+}
+
+/* The same leaf under fp mode: the kernel's frame-pointer walk cannot get
+ * through code built without frame pointers. */
+static void
+test_fp_mode(struct glue *g)
+{
+	struct child c = start_chain("leaf", nofp_dir);
+	struct tally t = { .leaf = "f10" };
+
+	describe(g, c.pid);
+	CHECK_INT(sampler_set_unwind_mode(g->s, SP_UNWIND_FP), 0);
+	sample(g, c.pid, &t);
+	CHECK_INT(sampler_set_unwind_mode(g->s, SP_UNWIND_AUTO), 0);
+	child_stop(&c);
+	report("leaf, fp mode", &t);
+	CHECK(t.samples >= MIN_SAMPLES);
+	CHECK(t.full < t.samples / 20);
+	CHECK(t.leaf_named >= t.samples * 9 / 10);
+	CHECK_INT(sampler_set_unwind_mode(g->s, (enum sp_unwind_mode)7), -EINVAL);
+}
+
+struct event_wait {
+	enum sp_event_kind	kind;
+	pid_t			pid;
+	int			seen;
+};
+
+static void
+on_event(void *arg, enum sp_event_kind kind, pid_t tgid)
+{
+	struct event_wait *w = arg;
+
+	if (kind == w->kind && tgid == w->pid)
+		w->seen++;
+}
+
+/* How many events of kind about pid came within 5 s (by the clock: other
+ * processes' execs come through the same queue). */
+static int
+wait_event(struct sampler *s, enum sp_event_kind kind, pid_t pid)
+{
+	struct event_wait w = { kind, pid, 0 };
+	struct pollfd pfd = { .fd = sampler_exec_fd(s), .events = POLLIN };
+
+	for (time_t end = time(NULL) + 5; !w.seen && time(NULL) < end;)
+		if (poll(&pfd, 1, 100) > 0)
+			sampler_poll_events(s, on_event, &w);
+	return w.seen;
+}
+
+/* A library mapped after the process was described: the walker meets pcs
+ * in no mapping, asks (SP_EVENT_MAPS), and once the maps are read again
+ * and the library's table is loaded, its stacks are whole. */
+static void
+test_dlopen(struct glue *g)
+{
+	struct child c = start_chain("dlopen", nofp_dir);
+	struct tally t = { .leaf = "[l] mix" };
+	uint64_t refresh0 = stat_of(g, SP_STAT_UNWIND_REFRESH);
+	struct mapping_list l = { .n = 0 };
+	int asked;
+
+	describe(g, c.pid);
+	CHECK_INT(sampler_set_filter(g->s, false, &c.pid, 1), 0);
+	CHECK_INT(write(c.in, "go\n", 3), 3);
+	asked = wait_event(g->s, SP_EVENT_MAPS, c.pid);
+	CHECK(asked > 0);
+	CHECK_INT(symbolizer_reread_mappings(g->sym, c.pid), 0);
+	CHECK(symbolizer_mappings(g->sym, c.pid, add_mapping, &l) > 0);
+	CHECK_INT(unwind_process_set(g->uc, c.pid, l.m, l.n), 0);
+	CHECK_INT(unwind_cache_settle(g->uc, 10000), 0);
+	sample(g, c.pid, &t);
+	child_stop(&c);
+	report("dlopen", &t);
+	printf("  refresh asked %d times (%llu counted)\n", asked,
+	       (unsigned long long)(stat_of(g, SP_STAT_UNWIND_REFRESH) - refresh0));
+	CHECK(t.samples >= MIN_SAMPLES);
+	CHECK_INT(t.full, t.samples);
+	CHECK(t.leaf_named > t.samples / 2);
+}
+
+/* The library's CFI is garbage: its table is refused and counted, the
+ * program's own table still works, the library's frames step by frame
+ * pointer, and every sample is still delivered. */
+static void
+test_broken_library(struct glue *g)
+{
+	struct unwind_stats a, b;
+	struct tally t = { .leaf = "[l] lib_work" };
+	struct child c;
+	char path[512];
+	uint64_t notable0 = stat_of(g, SP_STAT_UNWIND_NO_TABLE);
+
+	snprintf(path, sizeof(path), "%s/libleaf.so", broken_dir);
+	break_eh_frame(path);
+	unwind_cache_stats(g->uc, &a);
+	c = start_chain("plt", broken_dir);
+	describe(g, c.pid);
+	unwind_cache_stats(g->uc, &b);
+	sample(g, c.pid, &t);
+	child_stop(&c);
+	report("plt, broken library", &t);
+	printf("  build errors %llu -> %llu, frames without a table %llu\n",
+	       (unsigned long long)a.build_errors, (unsigned long long)b.build_errors,
+	       (unsigned long long)(stat_of(g, SP_STAT_UNWIND_NO_TABLE) - notable0));
+	CHECK_INT(b.build_errors - a.build_errors, 1);
+	CHECK(t.samples >= MIN_SAMPLES);
+	CHECK(t.leaf_named > 0);
+	CHECK(stat_of(g, SP_STAT_UNWIND_NO_TABLE) - notable0 >= t.leaf_named);
+}
+
+/*
+ * Lifecycle, with a cache whose idle time is 1 ms: a second process of the
+ * same program builds nothing (its files are known by inode); when a
+ * process exits the kernel drops its array and says so (SP_EVENT_EXIT);
+ * once no process maps them, collect unloads the tables and the kernel's
+ * rows are free again.
+ */
+static void
+test_lifecycle(struct glue *main_glue)
+{
+	struct unwind_config cfg = { .idle_ns = 1000000 };
+	struct glue g = { .s = main_glue->s, .sym = main_glue->sym };
+	struct sampler_unwind_usage u0, u1, u2;
+	struct unwind_stats a, b, c, d;
+	struct child one, two;
+	pid_t gone;
+
+	sampler_unwind_usage(g.s, &u0);
+	g.uc = unwind_cache_new(&cfg, &kops, &g, &sops, &g);
+	CHECK(g.uc != NULL);
+	if (!g.uc)
+		return;
+	one = start_chain("leaf", nofp_dir);
+	two = start_chain("leaf", nofp_dir);
+	describe(&g, one.pid);
+	unwind_cache_stats(g.uc, &a);
+	describe(&g, two.pid);
+	unwind_cache_stats(g.uc, &b);
+	sampler_unwind_usage(g.s, &u1);
+	CHECK(a.builds >= 4);		/* chain, libleaf, libc, ld.so (+ vDSO) */
+	CHECK_INT(b.builds, a.builds);
+	CHECK_INT(b.tables_loaded, a.tables_loaded);
+	CHECK_INT(b.processes, 2);
+	CHECK_INT(u1.rows - u0.rows, b.kernel_rows);
+
+	gone = one.pid;
+	child_stop(&one);
+	CHECK_INT(wait_event(g.s, SP_EVENT_EXIT, gone), 1);
+	CHECK_INT(sampler_unwind_remove_process(g.s, gone), -ENOENT);
+	unwind_process_forget(g.uc, gone, false);
+	unwind_cache_collect(g.uc);
+	unwind_cache_stats(g.uc, &c);
+	CHECK_INT(c.processes, 1);
+	CHECK_INT(c.tables_loaded, b.tables_loaded);	/* two still maps them */
+
+	child_stop(&two);			/* its exit event is left unread: */
+	usleep(2000);
+	unwind_cache_collect(g.uc);		/* collect finds it gone anyway */
+	unwind_cache_stats(g.uc, &d);
+	sampler_unwind_usage(g.s, &u2);
+	printf("lifecycle: %llu tables built for the first process, %llu more for the second; "
+	       "%llu rows loaded; after both exited %llu tables, %u rows left (%u before)\n",
+	       (unsigned long long)a.builds, (unsigned long long)(b.builds - a.builds),
+	       (unsigned long long)b.kernel_rows, (unsigned long long)d.tables_loaded,
+	       u2.rows, u0.rows);
+	CHECK_INT(d.processes, 0);
+	CHECK_INT(d.tables_loaded, 0);
+	CHECK_INT(d.kernel_rows, 0);
+	CHECK_INT(u2.rows, u0.rows);
+	CHECK_INT(u2.tables, u0.tables);
+	unwind_cache_free(g.uc);
+}
+
+int
+main(void)
+{
+	struct sampler_config cfg = { .frequency_hz = FREQ, .interval_ms = 1000, .heatmap_slots = 50 };
+	struct glue g = { 0 };
+	int err;
+
+	prctl(PR_SET_NAME, "test_unwind");
+	if (geteuid() != 0)
+		unit_skip("test_unwind", "needs root to load BPF programs");
+	if (!have_program("cc"))
+		unit_skip("test_unwind", "needs a C compiler for its workload");
+	build_programs();
+	err = sampler_open(&g.s, &cfg);
+	CHECK_INT(err, 0);
+	if (err < 0)
+		return unit_report("test_unwind");
+	g.sym = symbolizer_new(64 << 20);
+	g.uc = unwind_cache_new(NULL, &kops, &g, &sops, &g);
+	CHECK(g.sym && g.uc);
+	if (!g.sym || !g.uc)
+		return unit_report("test_unwind");
+	test_case(&g, "leaf", "f10");
+	test_case(&g, "plt", "[l] lib_work");
+	test_case(&g, "syscall", "[l] read");
+	test_case(&g, "signal", "handler");
+	test_dlopen(&g);
+	test_fp_mode(&g);
+	test_broken_library(&g);
+	test_lifecycle(&g);
+	unwind_cache_free(g.uc);
+	symbolizer_free(g.sym);
+	sampler_close(g.s);
+	return unit_report("test_unwind");
+}
