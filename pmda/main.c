@@ -27,6 +27,7 @@
 #include "domain.h"
 
 #define STATE_FILE	"stackprof.state"
+#define DEBUGINFOD_CACHE "debuginfod-cache"
 
 static volatile sig_atomic_t	quit;
 
@@ -201,7 +202,7 @@ fail(const char *what)
 int
 main(int argc, char **argv)
 {
-	static char	helppath[MAXPATHLEN], statepath[MAXPATHLEN];
+	static char	helppath[MAXPATHLEN], statepath[MAXPATHLEN], cachepath[MAXPATHLEN];
 	pmdaInterface	dispatch;
 	struct agent	*a;
 	struct drain	*d;
@@ -209,6 +210,8 @@ main(int argc, char **argv)
 	pmSetProgname(argv[0]);
 	pmsprintf(helppath, sizeof(helppath), "%s/stackprof/help", pmGetConfig("PCP_PMDAS_DIR"));
 	pmsprintf(statepath, sizeof(statepath), "%s/stackprof/" STATE_FILE,
+		  pmGetConfig("PCP_PMDAS_DIR"));
+	pmsprintf(cachepath, sizeof(cachepath), "%s/stackprof/" DEBUGINFOD_CACHE,
 		  pmGetConfig("PCP_PMDAS_DIR"));
 	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, pmGetProgname(), STACKPROF,
 		   "stackprof.log", helppath);
@@ -228,6 +231,7 @@ main(int argc, char **argv)
 	if (metrics_init(&dispatch, a) < 0)
 		fail("metric tables");
 	/* before pmdaConnect: pmcd's first request waits in the pipe meanwhile */
+	a->debuginfod_cache = cachepath;
 	if (agent_start(a, true) < 0)
 		fail("symbolizer");
 	pmdaConnect(&dispatch);

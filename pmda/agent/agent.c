@@ -26,6 +26,9 @@
 #define WINDOW_EXPIRE_S		60
 /* Records queued for clients that have not fetched them yet. */
 #define EVENT_QUEUE_BYTES	(8u << 20)
+/* Debug files asked of debuginfod servers at a time: two, so that one slow
+ * answer does not hold up every other file. */
+#define DEBUGINFOD_WORKERS	2
 
 static int
 open_sampler(struct agent *a)
@@ -58,10 +61,12 @@ agent_new(void)
 		return NULL;
 	a->config.process_regex = strdup("");
 	a->config.pids_text = strdup("");
+	a->config.debuginfod_urls = strdup("");
 	a->filter = proc_filter_new();
 	a->window = window_new(WINDOW_EXPIRE_S);
 	a->oncpu_events = events_new("on-cpu", EVENT_QUEUE_BYTES);
-	if (!a->config.process_regex || !a->config.pids_text || !a->filter ||
+	if (!a->config.process_regex || !a->config.pids_text || !a->config.debuginfod_urls ||
+	    !a->filter ||
 	    !a->window || !a->oncpu_events) {
 		agent_free(a);
 		return NULL;
@@ -78,6 +83,26 @@ seconds_since(const struct timespec *t0)
 	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* libdebuginfod reads its settings from the environment, which is only
+ * safe to change before other threads run: set up once, here. */
+static void
+start_debuginfod(struct agent *a)
+{
+	struct symbolizer_debuginfod_config	cfg = {
+		.cache_dir = a->debuginfod_cache, .workers = DEBUGINFOD_WORKERS,
+	};
+	const char				*urls = a->config.debuginfod_urls;
+
+	a->debuginfod_error = a->debuginfod_cache == NULL ? -ENOTSUP :
+			      symbolizer_debuginfod_setup(a->symbolizer, &cfg);
+	if (a->debuginfod_error == 0)
+		a->debuginfod_error = symbolizer_set_debuginfod(a->symbolizer, urls);
+	if (a->debuginfod_error < 0 && urls[0] != '\0')
+		pmNotifyErr(LOG_ERR, "debuginfod servers not asked: cache %s: %s",
+			    a->debuginfod_cache ? a->debuginfod_cache : "not set",
+			    strerror(-a->debuginfod_error));
+}
+
 int
 agent_start(struct agent *a, bool with_bpf)
 {
@@ -89,6 +114,7 @@ agent_start(struct agent *a, bool with_bpf)
 	a->interval_frequency_hz = a->config.frequency_hz;
 	if ((a->symbolizer = symbolizer_new(SYMBOL_CACHE_BYTES)) == NULL)
 		return -ENOMEM;
+	start_debuginfod(a);
 	/* a PMDA without BPF still serves its controls and says why in the log */
 	if (with_bpf)
 		open_sampler(a);
@@ -112,6 +138,7 @@ agent_free(struct agent *a)
 	proc_filter_free(a->filter);
 	free(a->config.process_regex);
 	free(a->config.pids_text);
+	free(a->config.debuginfod_urls);
 	free(a->state_path);
 	free(a);
 }
@@ -238,6 +265,28 @@ agent_set_pids(struct agent *a, struct control_value *v)
 	free(a->config.pids_text);
 	a->config.pids_text = copy;
 	agent_refresh_filter(a);
+	return 0;
+}
+
+int
+agent_set_debuginfod(struct agent *a, struct control_value *v)
+{
+	char	*copy = strdup(v->text);
+	int	sts = 0;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	/* before agent_start the value only waits for start_debuginfod */
+	if (a->started && a->debuginfod_error < 0)
+		sts = v->text[0] != '\0' ? a->debuginfod_error : 0;
+	else if (a->started)
+		sts = symbolizer_set_debuginfod(a->symbolizer, v->text);
+	if (sts < 0) {
+		free(copy);
+		return sts;
+	}
+	free(a->config.debuginfod_urls);
+	a->config.debuginfod_urls = copy;
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct agent_config {
 	unsigned	heatmap_slots;
 	char		*process_regex;	/* "" = no regex */
 	char		*pids_text;	/* "" = no PID list */
+	char		*debuginfod_urls; /* "" = no servers asked */
 };
 
 struct agent {
@@ -51,6 +52,10 @@ struct agent {
 	struct sampler	*sampler;	/* NULL when BPF could not load */
 	int		sampler_error;	/* -errno of the last failed open */
 	struct symbolizer *symbolizer;
+	/* where debuginfod answers are kept (main.c sets it before
+	 * agent_start; NULL: no debuginfod), and why it could not be used */
+	const char	*debuginfod_cache;
+	int		debuginfod_error;	/* -errno, or 0 */
 	struct stack_window *window;
 	struct event_queue *oncpu_events;	/* stackprof.oncpu.stacks */
 
@@ -73,8 +78,9 @@ struct agent {
 /* Cheap set-up, before pmcd is answered: the parts that need no privilege,
  * the configuration zeroed until controls_reset() gives it its defaults. */
 struct agent *agent_new(void);
-/* The slow part, while pmcd knows we are not ready: the symbolizer, then
- * the BPF sampler when with_bpf (without it the agent serves what it is
+/* The slow part, while pmcd knows we are not ready: the symbolizer (and
+ * its debuginfod threads, before any other thread), then the BPF sampler
+ * when with_bpf (without it the agent serves what it is
  * handed, as when BPF cannot load; unit tests). */
 int agent_start(struct agent *a, bool with_bpf);
 void agent_free(struct agent *a);
@@ -96,6 +102,7 @@ int agent_set_interval(struct agent *a, struct control_value *v);
 int agent_set_heatmap_slots(struct agent *a, struct control_value *v);
 int agent_set_process(struct agent *a, struct control_value *v);
 int agent_set_pids(struct agent *a, struct control_value *v);
+int agent_set_debuginfod(struct agent *a, struct control_value *v);
 
 /* Push the current PID set of the filter to the sampler (each drain). */
 void agent_refresh_filter(struct agent *a);

@@ -23,6 +23,12 @@ parse_pids(struct control_value *v)
 	return control_parse_pids(v->text, &v->pids, &v->npids);
 }
 
+static int
+parse_urls(struct control_value *v)
+{
+	return control_parse_urls(v->text, &v->u);
+}
+
 const struct control controls[] = {
 	{
 		.name = "enabled", .item = 0, .type = CONTROL_U32,
@@ -68,6 +74,15 @@ const struct control controls[] = {
 		.set = agent_set_heatmap_slots, .field = FIELD(heatmap_slots),
 		.opt = 's', .argname = "N",
 		.doc = "heat map slices of a second",
+	},
+	{
+		.name = "debuginfod", .item = 6, .type = CONTROL_STRING,
+		.max = CONTROL_TEXT_MAX, .parse = parse_urls,
+		.bounds = "at most 8 http or https URLs", .def = "",
+		.def_env = "DEBUGINFOD_URLS",
+		.set = agent_set_debuginfod, .field = FIELD(debuginfod_urls),
+		.argname = "URLS",
+		.doc = "debuginfod servers asked for the debug files of stripped binaries",
 	},
 };
 

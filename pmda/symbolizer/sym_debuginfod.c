@@ -118,6 +118,9 @@ sym_debuginfod_set_urls(struct sym_debuginfod *d, const char *urls)
 	pthread_mutex_lock(&d->lock);
 	if (strcmp(urls, d->urls) == 0)
 		goto out;
+	/* threads first: if none can start, nothing has changed */
+	if (urls[0] != '\0' && d->nthreads == 0 && (sts = dfd_workers_start(d)) < 0)
+		goto out;
 	strcpy(d->urls, urls);
 	dfd_worker_set_urls(urls);
 	atomic_fetch_add(&d->urls_gen, 1);	/* running requests give up */
@@ -128,8 +131,6 @@ sym_debuginfod_set_urls(struct sym_debuginfod *d, const char *urls)
 		if (en->state == DFD_FAILED || (en->state == DFD_QUEUED && urls[0] == '\0'))
 			en->state = DFD_FREE;
 	}
-	if (urls[0] != '\0' && d->nthreads == 0)
-		sts = dfd_workers_start(d);
 	pthread_cond_broadcast(&d->wake);
 out:
 	pthread_mutex_unlock(&d->lock);

@@ -23,7 +23,7 @@
 
 #define DFD_ENTRIES		1024	/* build-ids remembered (wanted, ready, failed) */
 #define DFD_WORKERS_MAX		2
-#define DFD_URLS_MAX		4095
+#define DFD_URLS_MAX		4096	/* what stackprof.control.debuginfod takes */
 
 enum dfd_state {
 	DFD_FREE = 0,

@@ -147,7 +147,7 @@ int symbolizer_debuginfod_setup(struct symbolizer *s,
 				const struct symbolizer_debuginfod_config *cfg);
 /* Space-separated server URLs; "" switches fetching off (queued requests
  * dropped, running ones cancelled).  0, or -EINVAL (not set up, control
- * characters, longer than 4095 bytes) with the URLs unchanged. */
+ * characters, longer than 4096 bytes) with the URLs unchanged. */
 int symbolizer_set_debuginfod(struct symbolizer *s, const char *urls);
 
 /* Read kernel symbols from path instead of /proc/kallsyms (tests). */

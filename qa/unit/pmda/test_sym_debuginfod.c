@@ -514,9 +514,12 @@ test_config_errors(void)
 	CHECK_INT(symbolizer_set_debuginfod(s, "http://127.0.0.1:9"), 0);
 	CHECK_INT(symbolizer_set_debuginfod(s, "http://a\nhttp://b"), -EINVAL);
 	memset(longurl, 'a', sizeof(longurl) - 1);
-	longurl[sizeof(longurl) - 1] = '\0';
+	longurl[4097] = '\0';
 	CHECK_INT(symbolizer_set_debuginfod(s, longurl), -EINVAL);
 	CHECK_STR(getenv("DEBUGINFOD_URLS"), "http://127.0.0.1:9");	/* unchanged */
+	longurl[4096] = '\0';		/* as long as the control takes */
+	CHECK_INT(symbolizer_set_debuginfod(s, longurl), 0);
+	CHECK_INT(strlen(getenv("DEBUGINFOD_URLS")), 4096);
 	symbolizer_free(s);
 	CHECK_INT(symbolizer_debuginfod_setup(s2, &cfg), 0);
 	symbolizer_free(s2);
