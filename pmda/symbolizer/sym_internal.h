@@ -65,6 +65,16 @@ enum sym_source {			/* where a table's symbols came from */
 
 #define SYM_BUILD_ID_MAX	64
 
+/*
+ * What tells apart two files that had one (device, inode): a deleted
+ * file's inode reused by a new one, or a file rewritten in place.  Both
+ * set the ctime, which user space cannot set back (mtime and size it can,
+ * e.g. cp -p, tar, dpkg).
+ */
+struct sym_stamp {
+	int64_t		ctime_ns, mtime_ns, size;
+};
+
 struct sym_elf {
 	struct sym_list	list;
 	struct sym_load	*loads;
@@ -83,6 +93,7 @@ struct sym_elf {
 	/* cache linkage (sym_cache.c) */
 	dev_t		dev;
 	ino_t		ino;
+	struct sym_stamp stamp;		/* of the file it was read from */
 	int		refs;
 	uint64_t	used_ns;	/* last sweep that found it referenced */
 	struct sym_elf	*hnext, *lru_prev, *lru_next;
@@ -155,8 +166,11 @@ size_t sym_kernel_bytes(const struct sym_kernel *k);
 struct sym_cache;
 struct sym_cache *sym_cache_new(void);
 void sym_cache_free(struct sym_cache *c);
-/* A referenced table for (dev, ino), or NULL (not cached). */
-struct sym_elf *sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino);
+/* A referenced table for (dev, ino) read from a file with this stamp, or
+ * NULL (not cached).  stamp NULL: the newest table for (dev, ino), when the
+ * file cannot be looked at any more. */
+struct sym_elf *sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino,
+			      const struct sym_stamp *stamp);
 /* Insert e (takes one reference for the caller too). */
 void sym_cache_put(struct sym_cache *c, struct sym_elf *e);
 void sym_cache_unref(struct sym_cache *c, struct sym_elf *e);
