@@ -29,6 +29,12 @@ parse_unwind(struct control_value *v)
 	return control_parse_unwind(v->text, &v->u);
 }
 
+static int
+parse_urls(struct control_value *v)
+{
+	return control_parse_urls(v->text, &v->u);
+}
+
 const struct control controls[] = {
 	{
 		.name = "enabled", .item = 0, .type = CONTROL_U32,
@@ -82,6 +88,15 @@ const struct control controls[] = {
 		.set = agent_set_unwind, .field = FIELD(unwind),
 		.argname = "auto|fp",
 		.doc = "user stacks walked with unwind tables where they exist (auto) or frame pointers only (fp)",
+	},
+	{
+		.name = "debuginfod", .item = 7, .type = CONTROL_STRING,
+		.max = CONTROL_TEXT_MAX, .parse = parse_urls,
+		.bounds = "at most 8 http or https URLs", .def = "",
+		.def_env = "DEBUGINFOD_URLS",
+		.set = agent_set_debuginfod, .field = FIELD(debuginfod_urls),
+		.argname = "URLS",
+		.doc = "debuginfod servers asked for the debug files of stripped binaries",
 	},
 };
 
