@@ -14,7 +14,7 @@
 static int
 parse_process(struct control_value *v)
 {
-	return control_parse_regex(v->text, &v->regex);
+	return control_parse_regex(v->text, &v->regex, v->why, sizeof(v->why));
 }
 
 static int
@@ -27,6 +27,12 @@ static int
 parse_unwind(struct control_value *v)
 {
 	return control_parse_unwind(v->text, &v->u);
+}
+
+static int
+parse_urls(struct control_value *v)
+{
+	return control_parse_urls(v->text, &v->u);
 }
 
 const struct control controls[] = {
@@ -47,7 +53,7 @@ const struct control controls[] = {
 	{
 		.name = "process", .item = 2, .type = CONTROL_STRING,
 		.max = CONTROL_TEXT_MAX, .parse = parse_process,
-		.bounds = "an extended regex of at most 4096 bytes", .def = "",
+		.bounds = "a PCRE2 regex of at most 4096 bytes", .def = "",
 		.set = agent_set_process, .field = FIELD(process_regex),
 		.argname = "REGEX",
 		.doc = "regex over comm and command line selecting processes",
@@ -82,6 +88,15 @@ const struct control controls[] = {
 		.set = agent_set_unwind, .field = FIELD(unwind),
 		.argname = "auto|fp",
 		.doc = "user stacks walked with unwind tables where they exist (auto) or frame pointers only (fp)",
+	},
+	{
+		.name = "debuginfod", .item = 7, .type = CONTROL_STRING,
+		.max = CONTROL_TEXT_MAX, .parse = parse_urls,
+		.bounds = "at most 8 http or https URLs", .def = "",
+		.def_env = "DEBUGINFOD_URLS",
+		.set = agent_set_debuginfod, .field = FIELD(debuginfod_urls),
+		.argname = "URLS",
+		.doc = "debuginfod servers asked for the debug files of stripped binaries",
 	},
 };
 

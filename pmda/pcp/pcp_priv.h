@@ -18,7 +18,8 @@
 
 struct pcp_face {
 	struct agent	*agent;
-	pmdaIndom	indoms[2];		/* indexed by enum metric_indom */
+	pmdaIndom	indoms[INDOM_FLAME + NPROFILES];	/* by enum metric_indom */
+	pmdaInstid	*flame_instances[NPROFILES];
 	pmdaMetric	*metrics;
 	int		nmetrics;
 	pmdaInstid	*proc_instances;

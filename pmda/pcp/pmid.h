@@ -2,17 +2,21 @@
  * pmid.h - PMIDs and instance domains of pmdastackprof.
  *
  * Clusters: 0 control (storable: the items are the control table's, in
- * agent/control_table.c), 1 oncpu, 2 heatmap, 3 stats.  The full list
- * with types is in metrics.c and docs/design.md ("PMDA").
+ * agent/control_table.c), 1 oncpu, 2 heatmap, 3 stats.  A profile's
+ * cluster comes from its row in agent/profiles.c and holds the items of
+ * enum profile_item.  The full list with types is in metrics.c and
+ * docs/design.md ("PMDA").
  */
 #ifndef PMID_H
 #define PMID_H
 
 enum metric_cluster { CL_CONTROL = 0, CL_ONCPU = 1, CL_HEATMAP = 2, CL_STATS = 3 };
 
-enum oncpu_item {
-	ONCPU_STACKS = 0, ONCPU_FOLDED = 1, ONCPU_SAMPLES = 2,
-	/* parameters of the stackprof.oncpu.stacks records */
+/* The items of every profile's cluster (stackprof.NAME.*). */
+enum profile_item {
+	PROF_STACKS = 0, PROF_FOLDED = 1, PROF_SAMPLES = 2, PROF_HISTORY = 3,
+	PROF_FLAME = 4,
+	/* parameters of the stackprof.NAME.stacks records */
 	REC_STACK = 10, REC_COUNT, REC_PID, REC_TID, REC_COMM, REC_PROCESS,
 	REC_TYPE, REC_VALUE,
 };
@@ -44,9 +48,21 @@ enum stats_item {
 	ST_UNWIND_KERNEL_RESERVED, ST_UNWIND_USER_BYTES, ST_UNWIND_PROCESSES,
 	ST_UNWIND_PENDING, ST_UNWIND_MAPPINGS_DROPPED, ST_UNWIND_PROCESS_ERRORS,
 	ST_UNWIND_TOO_LARGE = 67, ST_UNWIND_REBUILDS_DEFERRED,
+	/* inputs refused by a bound (docs/design.md "Bounds"); 41-68 are
+	 * the unwinder's */
+	ST_REGEX_LIMITED = 70, ST_ELF_REFUSED, ST_PERFMAP_REFUSED, ST_MAPS_TRUNCATED,
+	ST_BUDGET_REFUSED,
+	/* the archive history's (agent/history.c) */
+	ST_HISTORY_THREADS = 80, ST_HISTORY_STACKS, ST_HISTORY_DROPPED, ST_HISTORY_LOST,
+	ST_HISTORY_QUEUED_BYTES, ST_HISTORY_BYTES,
+	/* debuginfod's (symbolizer) */
+	ST_DEBUGINFOD_REQUESTS = 90, ST_DEBUGINFOD_HITS, ST_DEBUGINFOD_MISSES,
+	ST_DEBUGINFOD_FAILURES, ST_DEBUGINFOD_REJECTED, ST_DEBUGINFOD_BYTES,
+	ST_DEBUGINFOD_CACHE_BYTES, ST_DEBUGINFOD_SLOWEST, ST_DEBUGINFOD_NAMED_FILES,
 	ST_NITEMS
 };
 
-enum metric_indom { INDOM_PROCESS = 0, INDOM_HEATMAP_SLOT = 1 };
+/* INDOM_FLAME + profile index: each profile's flame-graph instances */
+enum metric_indom { INDOM_PROCESS = 0, INDOM_HEATMAP_SLOT = 1, INDOM_FLAME = 2 };
 
 #endif /* PMID_H */

@@ -10,6 +10,7 @@
  *   sym_perfmap.c   /tmp/perf-PID.map of JIT runtimes
  *   sym_vdso.c      the [vdso] image of a process
  *   sym_demangle.c  C++ and Rust (legacy, v0) names through libiberty
+ *   sym_debuginfod*.c  debug files fetched by build-id (sym_debuginfod_priv.h)
  */
 #ifndef SYM_INTERNAL_H
 #define SYM_INTERNAL_H
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "symbolize.h"
 
@@ -48,6 +50,19 @@ void sym_list_forget_names(struct sym_list *l);
 void sym_list_free(struct sym_list *l);
 
 /* ---- one ELF file's symbols and layout ---- */
+/*
+ * Bounds on what one file may cost (docs/design.md, "Bounds"): a symbol
+ * section (.symtab, .dynsym) of more than SYM_SECTION_MAX bytes (524288
+ * 64-bit symbols: libLLVM has 258k) or a string table over SYM_STRTAB_MAX
+ * is refused unread and counted, as if the file had none (the next source
+ * is tried: .dynsym, debug files).  At the bounds a table loads in ~60 ms
+ * and holds < 30 MB; a 1 GB .symtab took 4 s and 1 GB before.
+ */
+#define SYM_SECTION_MAX		(12u << 20)
+#define SYM_STRTAB_MAX		(16u << 20)
+#define SYM_CHUNK		(64u << 10)	/* symbols are read this much at a time */
+#define SYM_SECTIONS_MAX	65535		/* sections in one file */
+#define SYM_SMALL_SECTION_MAX	(1u << 20)	/* notes, section names: read whole */
 struct sym_load {			/* a PT_LOAD segment */
 	uint64_t	offset, vaddr, filesz;
 };
@@ -59,6 +74,19 @@ enum sym_source {			/* where a table's symbols came from */
 	SYM_SRC_BUILDID,		/* /usr/lib/debug/.build-id/xx/rest.debug */
 	SYM_SRC_DEBUGLINK,		/* .gnu_debuglink, CRC checked */
 	SYM_SRC_MINIDEBUG,		/* .gnu_debugdata (xz) + .dynsym */
+	SYM_SRC_DEBUGINFOD,		/* a debug file a debuginfod server sent */
+};
+
+#define SYM_BUILD_ID_MAX	64
+
+/*
+ * What tells apart two files that had one (device, inode): a deleted
+ * file's inode reused by a new one, or a file rewritten in place.  Both
+ * set the ctime, which user space cannot set back (mtime and size it can,
+ * e.g. cp -p, tar, dpkg).
+ */
+struct sym_stamp {
+	int64_t		ctime_ns, mtime_ns, size;
 };
 
 struct sym_elf {
@@ -67,13 +95,20 @@ struct sym_elf {
 	int		nloads;
 	enum sym_source	source;
 	unsigned	debug_mismatches;	/* debug files refused while loading it */
+	unsigned	refused;	/* tables over the bounds it met (SYM_*_MAX) */
 	char		**blobs;	/* string tables the entries point into */
 	int		nblobs;
 	size_t		blob_bytes;
 	size_t		bytes;		/* memory held, for the cache budget */
+	uint8_t		build_id[SYM_BUILD_ID_MAX];
+	int		build_id_len;	/* 0: none (or not a file) */
+	/* debuginfod (symbolize.c, sym_debuginfod.c) */
+	bool		dfd_wait;	/* asked for; symbols may come at a collect */
+	unsigned	dfd_gen;	/* generation it last asked in */
 	/* cache linkage (sym_cache.c) */
 	dev_t		dev;
 	ino_t		ino;
+	struct sym_stamp stamp;		/* of the file it was read from */
 	int		refs;
 	uint64_t	used_ns;	/* last sweep that found it referenced */
 	struct sym_elf	*hnext, *lru_prev, *lru_next;
@@ -81,7 +116,7 @@ struct sym_elf {
 
 /* What sym_elf_parse learns about a file besides its symbols. */
 struct sym_elf_info {
-	uint8_t		build_id[64];
+	uint8_t		build_id[SYM_BUILD_ID_MAX];
 	int		build_id_len;
 	char		debuglink[256];	/* empty when none */
 	uint32_t	debuglink_crc;
@@ -135,7 +170,9 @@ char *sym_demangle(const char *name);
 
 /* ---- kernel (sym_kernel.c) ---- */
 struct sym_kernel;
-struct sym_kernel *sym_kernel_load(const char *kallsyms_path);
+/* Kernel symbols read from the start of fd (a /proc/kallsyms descriptor,
+ * kept open: see sym_kernel.c); NULL when none could be read. */
+struct sym_kernel *sym_kernel_load(int fd);
 void sym_kernel_free(struct sym_kernel *k);
 /* Name of the kernel function at ip, or NULL. */
 const char *sym_kernel_find(struct sym_kernel *k, uint64_t ip);
@@ -146,8 +183,11 @@ size_t sym_kernel_bytes(const struct sym_kernel *k);
 struct sym_cache;
 struct sym_cache *sym_cache_new(void);
 void sym_cache_free(struct sym_cache *c);
-/* A referenced table for (dev, ino), or NULL (not cached). */
-struct sym_elf *sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino);
+/* A referenced table for (dev, ino) read from a file with this stamp, or
+ * NULL (not cached).  stamp NULL: the newest table for (dev, ino), when the
+ * file cannot be looked at any more. */
+struct sym_elf *sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino,
+			      const struct sym_stamp *stamp);
 /* Insert e (takes one reference for the caller too). */
 void sym_cache_put(struct sym_cache *c, struct sym_elf *e);
 void sym_cache_unref(struct sym_cache *c, struct sym_elf *e);
@@ -155,6 +195,8 @@ void sym_cache_unref(struct sym_cache *c, struct sym_elf *e);
  * Returns the bytes still held. */
 size_t sym_cache_trim(struct sym_cache *c, size_t limit, uint64_t *evictions);
 size_t sym_cache_bytes(const struct sym_cache *c);
+/* Every cached table, newest first: e = NULL gives the first; NULL at the end. */
+struct sym_elf *sym_cache_next(struct sym_cache *c, struct sym_elf *e);
 /* Remove unreferenced tables not referenced at any sweep in the last
  * idle_ns; returns how many went. */
 size_t sym_cache_expire(struct sym_cache *c, uint64_t now_ns, uint64_t idle_ns,
@@ -182,6 +224,12 @@ struct sym_map {			/* one executable mapping */
 };
 
 struct sym_perfmap;
+
+/* The executable mappings of pid, sorted by start (sym_maps.c): *maps is
+ * malloc'd, paths too.  false when /proc/PID/maps cannot be opened;
+ * *truncated when a bound cut the list. */
+bool sym_maps_read(pid_t pid, struct sym_map **maps, size_t *n, bool *truncated);
+extern size_t sym_maps_lines_max;	/* lines of the text read (65536; tests) */
 
 /*
  * Which program image a PID runs.  The start time tells a reused PID apart,
@@ -224,6 +272,13 @@ struct sym_proc *sym_procs_capture(struct sym_procs *ps, struct sym_cache *c,
 bool sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p,
 		      unsigned gen);
 struct sym_map *sym_proc_find_map(const struct sym_proc *p, uint64_t ip);
+/* The executable mappings in f (the text of a /proc/PID/maps), in file
+ * order, into *maps (malloc'd; each path too), marked against exe as
+ * sym_maps_mark_exe does.  Returns the count.  For
+ * qa/fuzz/pmda/fuzz_sym_proc.c: sym_maps_read parses the same way. */
+struct stat;
+void sym_maps_mark_exe(struct sym_map *maps, size_t n, const struct stat *exe);
+size_t sym_maps_parse(FILE *f, const struct stat *exe, struct sym_map **maps);
 /* Open the file behind mapping m of p as p sees it: an fd, or -1. */
 int sym_proc_open_map(const struct sym_proc *p, const struct sym_map *m);
 /* The symbol table of file mapping m, loading it once (NULL when unreadable). */
@@ -241,6 +296,8 @@ struct sym_proc *sym_procs_oldest(struct sym_procs *ps);
 struct sym_proc *sym_procs_newer(struct sym_procs *ps, struct sym_proc *p);
 size_t sym_procs_bytes(const struct sym_procs *ps);
 size_t sym_procs_count(const struct sym_procs *ps);
+/* Maps reads cut at their line bound so far. */
+uint64_t sym_procs_truncated(const struct sym_procs *ps);
 
 /* ---- vDSO (sym_vdso.c) ---- */
 /* A malloc'd copy of pid's [vdso] image at [start, end), or ours when it
@@ -254,9 +311,30 @@ struct sym_elf *sym_vdso_load(pid_t pid, uint64_t start, uint64_t end,
 /* Name of ip from /tmp/perf-NSPID.map of p, re-reading the map when it grew
  * (checked at most once per generation).  NULL when unknown. */
 const char *sym_perfmap_find(struct sym_proc *p, uint64_t ip, unsigned gen,
-			     struct sym_counters *cnt);
+			     bool may_grow, struct sym_counters *cnt);
 void sym_perfmap_free(struct sym_perfmap *pm);
 size_t sym_perfmap_bytes(const struct sym_perfmap *pm);
+
+/* ---- debuginfod (sym_debuginfod*.c) ---- */
+struct sym_debuginfod;
+struct symbolizer_debuginfod_config;
+/* A client with its cache directory ready and no thread yet; NULL with
+ * *err = -errno. */
+struct sym_debuginfod *sym_debuginfod_new(const struct symbolizer_debuginfod_config *cfg,
+					  int *err);
+/* Cancels what runs and waits for the threads. */
+void sym_debuginfod_free(struct sym_debuginfod *d);
+int sym_debuginfod_set_urls(struct sym_debuginfod *d, const char *urls);
+/* A frame of e could not be named: ask for e's debug file if e is a
+ * stripped file with a build-id (at most once per table per generation). */
+void sym_debuginfod_note_miss(struct sym_debuginfod *d, struct sym_elf *e, unsigned gen);
+/* Between drains: give waiting tables the symbols that arrived.  Returns
+ * how many tables changed. */
+size_t sym_debuginfod_apply(struct sym_debuginfod *d, struct sym_cache *c);
+void sym_debuginfod_stats(struct sym_debuginfod *d, struct symbolizer_stats *st);
+
+/* CLOCK_MONOTONIC in ns (symbolize.c). */
+uint64_t sym_mono_ns(void);
 
 /* ---- counters shared by all parts ---- */
 struct sym_counters {
@@ -266,6 +344,10 @@ struct sym_counters {
 	uint64_t	debug_mismatches;	/* debug file with wrong CRC / build-id */
 	uint64_t	perfmap_bad_lines;	/* perf map lines we could not parse */
 	uint64_t	proc_errors;		/* unreadable /proc entries */
+	/* inputs refused by a bound (docs/design.md, "Bounds") */
+	uint64_t	elf_refused;		/* symbol tables, MiniDebugInfo */
+	uint64_t	perfmap_refused;	/* perf map reads cut short */
+	uint64_t	budget_refused;		/* tables not loaded: cache far over */
 };
 
 #endif /* SYM_INTERNAL_H */

@@ -9,6 +9,8 @@
  * symbol), and a copy of an already demangled name into the caller's buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -46,9 +48,10 @@ struct symbolizer {
 	bool		need_trim;	/* something was loaded since the last trim */
 	struct sym_kernel *kernel;
 	unsigned	kernel_gen;	/* generation kallsyms was (last tried to be) read */
-	const char	*kallsyms_path;
+	int		kallsyms_fd;	/* opened at start, while privileged */
 	struct sym_cache *cache;
 	struct sym_procs *procs;
+	struct sym_debuginfod *debuginfod;	/* NULL until set up */
 	struct sym_counters cnt;
 	struct young	young[YOUNG_MAX];	/* just exec'd: maps still growing */
 	int		nyoung;
@@ -64,7 +67,7 @@ symbolizer_new(size_t cache_limit_bytes)
 	s->limit = cache_limit_bytes;
 	s->idle_ns = CACHE_IDLE_NS;
 	s->gen = 1;
-	s->kallsyms_path = "/proc/kallsyms";
+	s->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	s->cache = sym_cache_new();
 	s->procs = sym_procs_new();
 	if (s->cache == NULL || s->procs == NULL) {
@@ -79,10 +82,13 @@ symbolizer_free(struct symbolizer *s)
 {
 	if (s == NULL)
 		return;
+	sym_debuginfod_free(s->debuginfod);	/* its threads touch no table */
 	if (s->procs)
 		sym_procs_free(s->procs, s->cache);
 	sym_cache_free(s->cache);
 	sym_kernel_free(s->kernel);
+	if (s->kallsyms_fd >= 0)
+		close(s->kallsyms_fd);
 	free(s);
 }
 
@@ -92,7 +98,9 @@ symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
 	sym_kernel_free(s->kernel);
 	s->kernel = NULL;
 	s->kernel_gen = 0;
-	s->kallsyms_path = path;
+	if (s->kallsyms_fd >= 0)
+		close(s->kallsyms_fd);
+	s->kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC);
 }
 
 /* prefix + name into buf, truncated, always NUL-terminated. */
@@ -140,7 +148,7 @@ symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len)
 	/* first use, or a module loaded since we read kallsyms */
 	if (name == NULL && (s->kernel_gen == 0 || s->gen - s->kernel_gen >= KALLSYMS_RELOAD_GENS)) {
 		s->kernel_gen = s->gen;
-		struct sym_kernel *k = sym_kernel_load(s->kallsyms_path);
+		struct sym_kernel *k = sym_kernel_load(s->kallsyms_fd);
 		if (k) {
 			sym_kernel_free(s->kernel);
 			s->kernel = k;
@@ -194,6 +202,21 @@ proc_for(struct symbolizer *s, pid_t tgid)
 	return p && !p->lost ? p : NULL;
 }
 
+/*
+ * The bound is exceeded during a drain (trim never evicts what the current
+ * generation uses), but not without limit: past twice the limit no table
+ * is loaded and no perf map grows until collect has trimmed (counted in
+ * budget_refused; the frame is named by its module meanwhile).
+ */
+static bool
+over_budget(struct symbolizer *s)
+{
+	size_t now = sym_cache_bytes(s->cache) + sym_procs_bytes(s->procs) +
+		     sym_kernel_bytes(s->kernel);
+
+	return now > 2 * s->limit;
+}
+
 static void
 name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		uint64_t ip, char *buf, size_t len)
@@ -202,6 +225,11 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 	uint64_t vaddr;
 	long i;
 
+	if (!m->tried && over_budget(s)) {
+		s->cnt.budget_refused++;
+		put_module(s, buf, len, m->path);	/* tried again next generation */
+		return;
+	}
 	if (!m->tried) {
 		e = sym_proc_map_elf(p, m, s->cache, &s->cnt);
 		s->need_trim = true;
@@ -212,6 +240,7 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		return;
 	}
 	put_module(s, buf, len, m->path);	/* "[/path]", or "[vdso]" as is */
+	sym_debuginfod_note_miss(s->debuginfod, e, s->gen);	/* named from a later interval */
 }
 
 static void
@@ -219,13 +248,16 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		uint64_t ip, char *buf, size_t len)
 {
 	size_t before = sym_perfmap_bytes(p->perfmap);
-	const char *name = sym_perfmap_find(p, ip, s->gen, &s->cnt);
+	bool may_grow = !over_budget(s);
+	const char *name = sym_perfmap_find(p, ip, s->gen, may_grow, &s->cnt);
 	size_t after = sym_perfmap_bytes(p->perfmap);
 
 	if (after != before) {
 		sym_procs_add_bytes(s->procs, p, (ssize_t)(after - before));
 		s->need_trim = true;
 	}
+	if (!may_grow)
+		s->cnt.budget_refused++;
 	if (name) {
 		put_name(buf, len, "", name);
 		return;
@@ -241,7 +273,6 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 
 static void trim(struct symbolizer *s);
 static void refresh_young(struct symbolizer *s, uint64_t now);
-static uint64_t mono_ns(void);
 
 void
 symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len)
@@ -291,7 +322,7 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	struct sym_ident now;
 
 	if (s->nyoung > 0)
-		refresh_young(s, mono_ns());
+		refresh_young(s, sym_mono_ns());
 	/* at most one /proc read per process and generation */
 	if (p && p->checked_gen == s->gen)
 		return;
@@ -398,8 +429,8 @@ symbolizer_read_vdso(struct symbolizer *s, pid_t tgid, const struct symbolizer_m
 	return 0;
 }
 
-static uint64_t
-mono_ns(void)
+uint64_t
+sym_mono_ns(void)
 {
 	struct timespec t;
 
@@ -440,7 +471,7 @@ void
 symbolizer_tick(struct symbolizer *s)
 {
 	if (s->nyoung > 0)
-		refresh_young(s, mono_ns());
+		refresh_young(s, sym_mono_ns());
 	if (s->need_trim)
 		trim(s);
 }
@@ -452,7 +483,7 @@ symbolizer_timeout_ms(const struct symbolizer *s)
 
 	if (s->nyoung == 0)
 		return -1;
-	now = mono_ns();
+	now = sym_mono_ns();
 	for (int i = 0; i < s->nyoung; i++) {
 		uint64_t due = s->young[i].exec_ns + young_after_ns[s->young[i].tries];
 		if (due < next)
@@ -464,7 +495,7 @@ symbolizer_timeout_ms(const struct symbolizer *s)
 void
 symbolizer_note_exec(struct symbolizer *s, pid_t tgid)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = sym_mono_ns();
 	struct sym_proc *p;
 
 	if (s->nyoung > 0)
@@ -507,7 +538,10 @@ symbolizer_collect(struct symbolizer *s)
 	struct sym_proc *p, *next;
 
 	if (s->nyoung > 0)
-		refresh_young(s, mono_ns());
+		refresh_young(s, sym_mono_ns());
+	/* between drains: names from fetched debug files start with the next */
+	if (sym_debuginfod_apply(s->debuginfod, s->cache) > 0)
+		s->need_trim = true;
 	s->gen++;
 	for (p = sym_procs_oldest(s->procs); p; p = next) {
 		next = sym_procs_newer(s->procs, p);
@@ -528,7 +562,7 @@ symbolizer_collect(struct symbolizer *s)
 	/* the byte bound alone would keep the tables of every binary seen
 	 * since start, e.g. a browser's after it exited: memory should follow
 	 * the processes running now */
-	if (sym_cache_expire(s->cache, mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
+	if (sym_cache_expire(s->cache, sym_mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
 		malloc_trim(0);		/* large tables were mmap'ed; the rest is heap */
 	trim(s);
 }
@@ -556,5 +590,27 @@ symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->debug_mismatches = s->cnt.debug_mismatches;
 	st->perfmap_bad_lines = s->cnt.perfmap_bad_lines;
 	st->proc_errors = s->cnt.proc_errors;
+	st->elf_refused = s->cnt.elf_refused;
+	st->perfmap_refused = s->cnt.perfmap_refused;
+	st->maps_truncated = sym_procs_truncated(s->procs);
+	st->budget_refused = s->cnt.budget_refused;
 	st->processes = sym_procs_count(s->procs);
+	sym_debuginfod_stats(s->debuginfod, st);
+}
+
+int
+symbolizer_debuginfod_setup(struct symbolizer *s, const struct symbolizer_debuginfod_config *cfg)
+{
+	int err;
+
+	if (s->debuginfod != NULL)
+		return -EBUSY;
+	s->debuginfod = sym_debuginfod_new(cfg, &err);
+	return s->debuginfod ? 0 : err;
+}
+
+int
+symbolizer_set_debuginfod(struct symbolizer *s, const char *urls)
+{
+	return sym_debuginfod_set_urls(s->debuginfod, urls);
 }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
 #include <linux/types.h>
@@ -77,18 +78,95 @@ test_pids(void)
 static int
 check_regex(const char *text)
 {
-	regex_t	*re = (regex_t *)&re;	/* a bad one must not be touched */
-	int	sts = control_parse_regex(text, &re);
+	struct bounded_regex	*re = (struct bounded_regex *)&re;	/* a bad one must not be touched */
+	char			why[160] = "";
+	int			sts = control_parse_regex(text, &re, why, sizeof(why));
 
 	if (sts < 0)
-		CHECK(re == (regex_t *)&re);
+		CHECK(re == (struct bounded_regex *)&re);
 	else if (text[0] == '\0')
 		CHECK(re == NULL);
 	else
-		CHECK(re != NULL && regexec(re, "stackprof_demo", 0, NULL, 0) == 0);
+		CHECK(re != NULL && bounded_regex_search(re, "stackprof_demo", 14) == 1);
 	if (sts == 0)
 		control_free_regex(re);
+	if (sts < 0 && text != NULL)
+		CHECK(why[0] != '\0');	/* the log says why */
 	return sts;
+}
+
+static double
+elapsed_ms(const struct timespec *t0)
+{
+	struct timespec	t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * The patterns that cost glibc's regcomp seconds and gigabytes (issue 17:
+ * "a" and 20 "+" took 2.2 s and 750 MB) are refused at once, and one that
+ * compiles cannot make a match run away: it stops at the match limit and
+ * says so.
+ */
+static void
+test_regex_bombs(void)
+{
+	static const char	*bombs[] = {
+		"a++++++++++++++++++++",			/* the issue's */
+		"a++++++++++++++++++++++++++++++++++++++++",
+		"((a{1,100}){1,100}){1,100}",			/* too large compiled */
+		"(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+	};
+	struct bounded_regex	*re;
+	struct timespec		t0;
+	char			why[160], subject[64];
+	size_t			i;
+
+	for (i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK_INT(check_regex(bombs[i]), PM_ERR_BADSTORE);
+		CHECK(elapsed_ms(&t0) < 50);
+	}
+	/* a pattern that compiles but backtracks exponentially */
+	re = bounded_regex_compile("^(a|aa)+$", why, sizeof(why));
+	CHECK(re != NULL);
+	memset(subject, 'a', 40);
+	strcpy(subject + 40, "!");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(bounded_regex_search(re, subject, strlen(subject)), -1);
+	CHECK(elapsed_ms(&t0) < 50);
+	CHECK_INT(bounded_regex_search(re, "aaaa", 4), 1);
+	bounded_regex_free(re);
+}
+
+/* What users wrote for POSIX ERE keeps meaning the same. */
+static void
+test_regex_dialect(void)
+{
+	static const struct { const char *re, *subject; int match; } cases[] = {
+		{ "^(nginx|java)$", "java", 1 },
+		{ "^(nginx|java)$", "javac", 0 },
+		{ "[[:digit:]]+$", "worker 12", 1 },
+		{ "app\\.py", "python3 /srv/app.py", 1 },
+		{ "app\\.py", "python3 /srv/appxpy", 0 },
+		{ "a.b", "a\nb", 1 },		/* '.' matches any byte, as in ERE */
+		{ "b$", "ab\n", 0 },		/* '$' only at the very end */
+		{ "(ab)\\1", "abab", 1 },	/* back-references, bounded */
+	};
+	char	why[160];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bounded_regex	*re = bounded_regex_compile(cases[i].re, why, sizeof(why));
+
+		CHECK(re != NULL);
+		if (re == NULL)
+			continue;
+		CHECK_INT(bounded_regex_search(re, cases[i].subject, strlen(cases[i].subject)),
+			  cases[i].match);
+		bounded_regex_free(re);
+	}
 }
 
 static void
@@ -136,12 +214,74 @@ test_unwind(void)
 	CHECK_INT(mode, 77);
 }
 
+/* How many URLs text holds, or the error; *n untouched on error. */
+static int
+urls(const char *text)
+{
+	unsigned	n = 77;
+	int		sts = control_parse_urls(text, &n);
+
+	if (sts < 0) {
+		CHECK_INT(n, 77);
+		return sts;
+	}
+	return (int)n;
+}
+
+static void
+test_urls(void)
+{
+	char	*big = malloc(CONTROL_TEXT_MAX + 2), *p;
+
+	CHECK_INT(urls(""), 0);
+	CHECK_INT(urls("   "), 0);
+	CHECK_INT(urls("https://debuginfod.debian.net"), 1);
+	CHECK_INT(urls("  http://127.0.0.1:8002/  https://debuginfod.fedoraproject.org/ "), 2);
+	CHECK_INT(urls("http://[::1]:8002/some/path"), 1);
+	CHECK_INT(urls("http://a http://b http://c http://d http://e http://f http://g http://h"), 8);
+	CHECK_INT(urls("http://a http://b http://c http://d http://e http://f http://g http://h "
+		       "http://i"), PM_ERR_BADSTORE);		/* one too many */
+	/* libdebuginfod would read a file: or any other scheme libcurl has */
+	CHECK_INT(urls("file:///etc"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://a file:///var/lib/pcp"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("ftp://example.org"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("gopher://example.org"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("example.org"), PM_ERR_BADSTORE);	/* no scheme */
+	CHECK_INT(urls("http://"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://:80/"), PM_ERR_BADSTORE);	/* no host */
+	CHECK_INT(urls("http://a%00b"), PM_ERR_BADSTORE);
+	/* readable by every client: no secrets */
+	CHECK_INT(urls("https://user:secret@example.org"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("https://user@example.org"), PM_ERR_BADSTORE);
+	/* libdebuginfod appends /buildid/...: a query or fragment breaks it */
+	CHECK_INT(urls("https://example.org/?a=b"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("https://example.org/#x"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://a\thttp://b"), PM_ERR_BADSTORE);	/* only spaces part */
+	CHECK_INT(urls("http://a\nhttp://b"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://a\x7f"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://exa mple.org"), PM_ERR_BADSTORE);	/* "mple.org" */
+	CHECK_INT(urls(NULL), PM_ERR_BADSTORE);
+	/* 4096 bytes in all, as the symbolizer takes; not one more */
+	strcpy(big, "http://");
+	for (p = big + 7; p < big + CONTROL_TEXT_MAX; p++)
+		*p = (p - big) % 64 == 0 ? '.' : 'a';
+	big[CONTROL_TEXT_MAX] = '\0';
+	CHECK_INT(urls(big), 1);
+	big[CONTROL_TEXT_MAX] = 'a';
+	big[CONTROL_TEXT_MAX + 1] = '\0';
+	CHECK_INT(urls(big), PM_ERR_BADSTORE);
+	free(big);
+}
+
 int
 main(void)
 {
 	test_uint();
 	test_pids();
 	test_regex_and_slots();
+	test_regex_bombs();
+	test_regex_dialect();
 	test_unwind();
+	test_urls();
 	return unit_report("test_control_parse");
 }

@@ -7,6 +7,8 @@
  * fetched value and the state file; a bad or unauthorized store changes
  * none of them; a context that ends loses its credentials.
  */
+#include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +28,19 @@
 static pmdaInterface	dp;
 static struct agent	*agent;
 static char		dir[] = "/tmp/test_pmda.XXXXXX";
-static char		state[256];
+static char		state[256], cache[256];
 
 /* noinline, global: real functions with symbols in this executable */
 static volatile int	sink;
 __attribute__((noinline)) void pmda_outer(void) { for (int i = 0; i < 8; i++) sink += i * 3; }
 __attribute__((noinline)) void pmda_inner(void) { for (int i = 0; i < 8; i++) sink += i * 5; }
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
 
 static pmdaExt *
 ext(void)
@@ -41,6 +50,7 @@ ext(void)
 
 /* libpcp_pmda's own main loop frees a fetch's values once it sent them */
 extern void __pmFreeResultValues(pmResult *);
+extern void __pmFreeInResult(pmInResult *);
 
 /* Fetch one metric as client CTX; the value of instance inst (PM_IN_NULL
  * for singular metrics) in *atom, strings and event arrays copied.  The
@@ -175,15 +185,35 @@ records(char *stack, size_t len, uint64_t *count, uint64_t *value, uint32_t *pid
 static void
 test_drain_fetch(struct drain *d)
 {
+	pmInResult	*inres = NULL;
 	pmAtomValue	a;
 	char		stack[256] = "", want[256];
 	uint64_t	count = 0, value = 0;
 	uint32_t	pid = 0;
 
 	CHECK_INT(records(stack, sizeof(stack), &count, &value, &pid), 0);	/* registers */
+	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 0);	/* the history too */
 	hand_over_stack(7);
 	drain_run(d);
 	metrics_after_drain(&dp);
+
+	/* the history: the thread, the frames, the stack, then its count */
+	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 1);
+	snprintf(want, sizeof(want), "t 1 %d %d worker\ttest_pmda\nf 1 pmda_outer\n"
+		 "f 2 pmda_inner\ns 1 1,2\n1 1:7", (int)getpid(), (int)gettid());
+	CHECK(strchr(a.cp, '\n') != NULL && strcmp(strchr(a.cp, '\n') + 1, want) == 0);
+	CHECK(strncmp(a.cp, "drains 1 ", 9) == 0 && strstr(a.cp, " hz 99\n") != NULL);
+	free(a.cp);
+	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 0);	/* seen */
+	/* the flame view: one instance, bpftrace's form */
+	snprintf(want, sizeof(want), "\n    pmda_inner\n    pmda_outer\n    [t] worker %d\n"
+		 "    test_pmda %d\n", (int)gettid(), (int)getpid());
+	CHECK_INT(fetch(1, 4, 1, PM_TYPE_U64, &a), 1);
+	CHECK_INT(a.ull, 7);
+	CHECK_INT(dp.version.seven.instance(pmInDom_build(DOMAIN, 2), 1, NULL, &inres, ext()), 0);
+	CHECK(inres != NULL && inres->numinst == 1 && strcmp(inres->namelist[0], want) == 0);
+	if (inres)
+		__pmFreeInResult(inres);
 
 	snprintf(want, sizeof(want), "test_pmda;[t] worker;pmda_outer;pmda_inner 7\n");
 	CHECK_INT(fetch(1, 1, getpid(), PM_TYPE_STRING, &a), 1);
@@ -255,6 +285,7 @@ refused(int ctx, unsigned cluster, unsigned item, const char *text, unsigned u, 
 	struct agent_config	before = agent->config;
 	char			*f0 = file_text(), *f1, *p0 = strdup(agent->config.process_regex);
 	char			*i0 = strdup(agent->config.pids_text);
+	char			*u0 = strdup(agent->config.debuginfod_urls);
 	int			sts;
 
 	sts = store(ctx, cluster, item, text, u);
@@ -265,12 +296,14 @@ refused(int ctx, unsigned cluster, unsigned item, const char *text, unsigned u, 
 	CHECK_INT(agent->config.heatmap_slots, before.heatmap_slots);
 	CHECK_STR(agent->config.process_regex, p0);
 	CHECK_STR(agent->config.pids_text, i0);
+	CHECK_STR(agent->config.debuginfod_urls, u0);
 	f1 = file_text();
 	CHECK(f0 && f1 && strcmp(f0, f1) == 0);
 	free(f0);
 	free(f1);
 	free(p0);
 	free(i0);
+	free(u0);
 }
 
 static int
@@ -303,6 +336,8 @@ test_stores(void)
 	CHECK_INT(slot_instances(), 10);
 	good_store("process", "^(nginx|java)$", 0, "\nprocess=^(nginx|java)$\n");
 	good_store("pids", "12, 34", 0, "\npids=12, 34\n");
+	/* nothing asks yet (every frame here is named): no request */
+	good_store("debuginfod", "http://127.0.0.1:9", 0, "\ndebuginfod=http://127.0.0.1:9\n");
 	CHECK(stat(state, &st) == 0 && (st.st_mode & 07777) == 0600);
 
 	refused(CTX, 0, 1, NULL, 0, PM_ERR_BADSTORE);		/* frequency 0 */
@@ -312,9 +347,14 @@ test_stores(void)
 	refused(CTX, 0, 5, NULL, 7, PM_ERR_BADSTORE);		/* heatmap_slots */
 	refused(CTX, 0, 2, "(", 0, PM_ERR_BADSTORE);		/* process */
 	refused(CTX, 0, 3, "1,,2", 0, PM_ERR_BADSTORE);		/* pids */
+	refused(CTX, 0, 7, "file:///etc", 0, PM_ERR_BADSTORE);	/* debuginfod */
 	refused(CTX, 3, 28, NULL, 5, PM_ERR_PERMISSION);	/* stats.bpf_loaded */
+	refused(CTX, 3, 90, NULL, 5, PM_ERR_PERMISSION);	/* stats.debuginfod_requests */
 	refused(CTX, 0, 99, NULL, 5, PM_ERR_PMID);		/* no such metric */
-	CHECK_INT(stat_u64(25), 9);				/* bad_stores */
+	CHECK_INT(stat_u64(25), 11);				/* bad_stores */
+	for (unsigned item = 90; item <= 98; item++)		/* stats.debuginfod_* */
+		CHECK_INT(stat_u64(item), 0);
+	good_store("debuginfod", "", 0, "\ndebuginfod=\n");
 	CHECK_INT(slot_instances(), 10);
 
 	set_uid(CTX + 1, "1000");
@@ -325,6 +365,25 @@ test_stores(void)
 	/* the context ends: its credentials go with it */
 	ext()->e_endCallBack(CTX);
 	refused(CTX, 0, 1, NULL, 199, PM_ERR_PERMISSION);
+}
+
+/* An agent whose debuginfod could not be set up says so to a store that
+ * needs it, and takes "" (off) as always. */
+static void
+test_debuginfod_unavailable(void)
+{
+	struct agent		*b = agent_new();
+	const struct control	*c = control_by_name("debuginfod");
+
+	CHECK(b != NULL && controls_reset(b) == 0);
+	b->debuginfod_cache = NULL;
+	CHECK_INT(agent_start(b, false), 0);
+	agent_start_threads(b);
+	CHECK_INT(b->debuginfod_error, -ENOTSUP);
+	CHECK_INT(control_store_text(b, c, "http://127.0.0.1:9"), -ENOTSUP);
+	CHECK_STR(b->config.debuginfod_urls, "");
+	CHECK_INT(control_store_text(b, c, ""), 0);
+	agent_free(b);
 }
 
 int
@@ -345,15 +404,21 @@ main(void)
 	d = drain_new(agent);
 	CHECK(d != NULL);
 	CHECK_INT(metrics_init(&dp, agent), 0);
+	snprintf(cache, sizeof(cache), "%s/debuginfod-cache", dir);
+	agent->debuginfod_cache = cache;
 	CHECK_INT(agent_start(agent, false), 0);
+	agent_start_threads(agent);
+	CHECK_INT(agent->debuginfod_error, 0);
 
 	test_drain_fetch(d);
 	test_stores();
+	test_debuginfod_unavailable();
 
 	drain_free(d);
 	metrics_free(&dp);
 	agent_free(agent);
 	unlink(state);
+	nftw(cache, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	rmdir(dir);
 	return unit_report("test_pmda");
 }
