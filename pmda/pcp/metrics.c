@@ -110,7 +110,7 @@ static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_STATS, ST_UNWIND_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	METRIC(CL_STATS, ST_UNWIND_PENDING, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
 	STAT(ST_UNWIND_MAPPINGS_DROPPED), STAT(ST_UNWIND_PROCESS_ERRORS),
-	STAT(ST_UNWIND_TOO_LARGE), STAT(ST_UNWIND_REBUILDS_DEFERRED),
+	STAT(ST_UNWIND_TOO_LARGE), STAT(ST_UNWIND_REBUILDS_DEFERRED), STAT(ST_UNWIND_BUILDS_DROPPED),
 	STAT(ST_REGEX_LIMITED), STAT(ST_ELF_REFUSED), STAT(ST_PERFMAP_REFUSED),
 	STAT(ST_MAPS_TRUNCATED), STAT(ST_BUDGET_REFUSED),
 	METRIC(CL_STATS, ST_HISTORY_THREADS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
@@ -366,7 +366,7 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 		return fetch_event_stat(a->profiles[PROFILE_ONCPU].events, item, atom);
 	if (item >= ST_HISTORY_THREADS && item <= ST_HISTORY_BYTES)
 		return fetch_history_stat(a->profiles[PROFILE_ONCPU].history, item, atom);
-	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_REBUILDS_DEFERRED)
+	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_BUILDS_DROPPED)
 		return metrics_unwind_stat(a, item, atom);
 	switch (item) {
 	case ST_DRAINS:		atom->ull = a->stats.drains; break;

@@ -16,6 +16,7 @@
  *   unwind_too_large                 tables over a quarter of the kernel's rows
  *   unwind_rebuilds_deferred         mappings of a table evicted for room, in
  *                                    its back-off (frame pointers meanwhile)
+ *   unwind_builds_dropped            builds not made: the file's processes exited
  */
 #include "pcp_priv.h"
 
@@ -38,6 +39,7 @@ cache_figure(const struct unwind_stats *st, unsigned item)
 	case ST_UNWIND_MAPPINGS_DROPPED: return st->mappings_dropped;
 	case ST_UNWIND_TOO_LARGE:	return st->too_large;
 	case ST_UNWIND_REBUILDS_DEFERRED: return st->rebuilds_deferred;
+	case ST_UNWIND_BUILDS_DROPPED:	return st->builds_dropped;
 	default:			return st->process_errors;
 	}
 }

@@ -42,7 +42,7 @@ struct pcp_face {
 };
 
 /* metrics_unwind.c: stackprof.stats.unwind_* of the table cache (items
- * ST_UNWIND_BUILDS..ST_UNWIND_REBUILDS_DEFERRED) */
+ * ST_UNWIND_BUILDS..ST_UNWIND_BUILDS_DROPPED) */
 int metrics_unwind_stat(const struct agent *a, unsigned item, pmAtomValue *atom);
 
 #endif /* PCP_PRIV_H */

@@ -65,6 +65,11 @@ struct unwind_config {
 	size_t		queue_bytes;	/* bound of built rows waiting to be loaded (0: 64 MiB) */
 	uint32_t	kernel_rows;	/* the kernel's row capacity (0: no share bound) */
 	uint64_t	backoff_ns;	/* a table evicted for room is not rebuilt before (0: 60 s) */
+	/* Build a file's table only once it has been mapped in two drains
+	 * (two unwind_cache_collect calls apart), or by a process that lived
+	 * through one; until then its frames step by frame pointer.  Files of
+	 * processes that come and go within an interval are never built. */
+	bool		defer_builds;
 };
 
 struct unwind_stats {
@@ -84,6 +89,8 @@ struct unwind_stats {
 	uint64_t	pending;	/* builds queued or running */
 	uint64_t	too_large;	/* tables refused: over 1/UNWIND_TABLE_SHARE of the rows */
 	uint64_t	rebuilds_deferred; /* mappings of a table evicted for room, in its back-off */
+	uint64_t	builds_dropped;	/* builds not made: no tracked process maps the file
+					 * any more (queued, or deferred) */
 };
 
 struct unwind_cache;

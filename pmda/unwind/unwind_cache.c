@@ -86,6 +86,8 @@ new_file(struct unwind_cache *c, const char *id, struct ulayout *layout)
 	c->files = f;
 	c->st.tables++;
 	f->idle_since = unwind_now_ns();
+	f->fd = -1;
+	f->seen_drain = c->drains;
 	return f;
 }
 
@@ -105,6 +107,8 @@ free_file(struct unwind_cache *c, struct ufile *f)
 	if (f->next)
 		f->next->prev = f->prev;
 	c->st.tables--;
+	if (f->fd >= 0)
+		close(f->fd);
 	unwind_layout_free(&f->layout);
 	free(f);
 }
@@ -127,6 +131,7 @@ queue_build(struct unwind_cache *c, struct ufile *f, int fd, void *image, size_t
 	j->image = image;
 	j->len = len;
 	f->state = UF_QUEUED;
+	f->job = j;
 	uworker_submit(c->worker, j);
 }
 
@@ -139,7 +144,9 @@ file_for(struct unwind_cache *c, const char *id, int fd, void *image, size_t len
 	int err;
 
 	if ((f = find_file(c, id)) != NULL) {
-		if (fd >= 0)
+		if (f->state == UF_DEFERRED && f->fd < 0)
+			f->fd = fd;		/* to build from, if it comes to that */
+		else if (fd >= 0)
 			close(fd);
 		free(image);
 		return f;
@@ -162,8 +169,26 @@ file_for(struct unwind_cache *c, const char *id, int fd, void *image, size_t len
 		free(image);
 		return f;
 	}
+	if (c->defer_builds && fd >= 0) {
+		f->state = UF_DEFERRED;
+		f->fd = fd;
+		return f;
+	}
 	queue_build(c, f, fd, image, len);
 	return f;
+}
+
+/* f was deferred: build it now that it was mapped in a second drain (a
+ * mapping gave it an fd). */
+static void
+build_deferred(struct unwind_cache *c, struct ufile *f)
+{
+	int fd = f->fd;
+
+	if (fd < 0)
+		return;
+	f->fd = -1;
+	queue_build(c, f, fd, NULL, 0);
 }
 
 /* ---- inodes ---- */
@@ -257,11 +282,31 @@ unwind_file_get(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping 
 		f = file_of_vdso(c, tgid, m);
 	if (f && f->state == UF_EVICTED)
 		rebuild_evicted(c, f, tgid, m);
+	if (f && f->state == UF_DEFERRED && f->seen_drain < c->drains)
+		build_deferred(c, f);
 	if (f)
 		f->refs++;
 	if (*inode)
 		(*inode)->refs++;
 	return f;
+}
+
+/* No tracked process maps f any more: a build not started is not made
+ * (the worker is gone when the cache is being freed).  The file is kept
+ * deferred, without its fd, so that a process mapping it in a later drain
+ * builds it (gzip run file after file: each process lives 0.3 s). */
+static void
+drop_unwanted(struct unwind_cache *c, struct ufile *f)
+{
+	if (f->state == UF_QUEUED && c->worker && uworker_cancel(c->worker, f->job)) {
+		c->st.builds_dropped++;
+		f->job = NULL;
+		f->state = UF_DEFERRED;
+	}
+	if (f->state == UF_DEFERRED && f->fd >= 0) {
+		close(f->fd);
+		f->fd = -1;
+	}
 }
 
 void
@@ -275,8 +320,10 @@ unwind_file_put(struct unwind_cache *c, struct ufile *f, struct uinode *n)
 			*pp = n->hnext;
 		free(n);
 	}
-	if (f && --f->refs == 0)
+	if (f && --f->refs == 0) {
 		f->idle_since = unwind_now_ns();
+		drop_unwanted(c, f);
+	}
 }
 
 /* ---- loading into the kernel ---- */
@@ -353,8 +400,9 @@ load(struct unwind_cache *c, struct ufile *f, const struct ujob *j)
 		c->st.too_large++;
 		return;
 	}
+	/* a table no process maps now does not push out another idle one */
 	while ((id = c->kops->table_add(c->karg, j->base, j->rows, j->nrows)) == -ENOSPC &&
-	       could_fit(c, j->nrows) && evict_idle_one(c))
+	       f->refs > 0 && could_fit(c, j->nrows) && evict_idle_one(c))
 		;
 	if (id < 0) {
 		f->state = UF_FAILED;
@@ -379,6 +427,7 @@ unwind_cache_poll(struct unwind_cache *c)
 	for (; j; j = next) {
 		next = j->next;
 		bytes += (size_t)j->nrows * sizeof(*j->rows);
+		j->file->job = NULL;
 		if (j->file->orphan) {
 			free_file(c, j->file);
 		} else {
@@ -432,6 +481,7 @@ unwind_cache_new(const struct unwind_config *cfg, const struct unwind_kernel_ops
 	c->sarg = sarg;
 	c->idle_ns = cfg && cfg->idle_ns ? cfg->idle_ns : IDLE_NS_DEFAULT;
 	c->backoff_ns = cfg && cfg->backoff_ns ? cfg->backoff_ns : BACKOFF_NS_DEFAULT;
+	c->defer_builds = cfg && cfg->defer_builds;
 	c->kernel_capacity = cfg ? cfg->kernel_rows : 0;
 	c->max_table_rows = c->kernel_capacity / UNWIND_TABLE_SHARE;
 	c->worker = uworker_new(cfg && cfg->queue_bytes ? cfg->queue_bytes : QUEUE_BYTES_DEFAULT,
@@ -449,6 +499,7 @@ unwind_cache_free(struct unwind_cache *c)
 	if (!c)
 		return;
 	uworker_free(c->worker);	/* first: no job refers to a file after this */
+	c->worker = NULL;
 	unwind_procs_free_all(c);
 	while (c->files)
 		free_file(c, c->files);
@@ -464,19 +515,27 @@ unwind_cache_fd(const struct unwind_cache *c)
 void
 unwind_cache_collect(struct unwind_cache *c)
 {
-	uint64_t now = unwind_now_ns();
 	struct ufile *f, *next;
+	uint64_t now;
 
+	/* first: files its exits leave idle are idle from now, not from
+	 * before (else they would be unloaded at once, and built again) */
 	unwind_procs_collect(c);
+	now = unwind_now_ns();
 	for (f = c->files; f; f = next) {
 		next = f->next;
-		if (f->refs > 0 || f->state == UF_QUEUED || f->refused ||
-		    now - f->idle_since < c->idle_ns ||
+		/* a process mapping it lived through a drain */
+		if (f->state == UF_DEFERRED && f->refs > 0 && f->seen_drain < c->drains)
+			build_deferred(c, f);
+		if (f->refs > 0 || f->state == UF_QUEUED ||
+		    f->refused || now - f->idle_since < c->idle_ns ||
 		    (f->state == UF_EVICTED && now - f->evicted_at < c->backoff_ns))
 			continue;
+		c->st.builds_dropped += f->state == UF_DEFERRED;
 		unload(c, f);
 		free_file(c, f);
 	}
+	c->drains++;
 }
 
 void

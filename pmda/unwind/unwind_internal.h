@@ -41,6 +41,7 @@ void unwind_layout_free(struct ulayout *l);
 
 /* ---- one file's table (unwind_cache.c) ---- */
 enum ufile_state {
+	UF_DEFERRED,			/* seen in one drain only: built if seen in a second */
 	UF_QUEUED,			/* handed to the worker */
 	UF_LOADED,			/* in the kernel under kernel_id */
 	UF_FAILED,			/* no table: bad CFI, too large, no room */
@@ -53,6 +54,9 @@ struct ufile {
 	enum ufile_state state;
 	uint32_t	kernel_id;
 	uint32_t	nrows;
+	int		fd;		/* UF_DEFERRED: the file to build from */
+	struct ujob	*job;		/* UF_QUEUED: the worker's, until it comes back */
+	uint64_t	seen_drain;	/* the cache's drain count when first mapped */
 	bool		dirty;		/* state changed: its processes need new arrays */
 	bool		orphan;		/* forgotten while queued: free when built */
 	bool		refused;	/* too large: kept, so never built again */
@@ -84,6 +88,9 @@ struct uworker;
 struct uworker *uworker_new(size_t queue_bytes, int *fd);
 void uworker_free(struct uworker *w);
 void uworker_submit(struct uworker *w, struct ujob *job);
+/* Take back a job the thread has not started (and free it); false when
+ * it is running or done: it then comes back through uworker_take_done. */
+bool uworker_cancel(struct uworker *w, struct ujob *job);
 /* Every finished job, oldest first (clears the fd). */
 struct ujob *uworker_take_done(struct uworker *w);
 /* Jobs queued or running. */
@@ -122,6 +129,8 @@ struct unwind_cache {
 	const struct unwind_source_ops *sops;
 	void		*sarg;
 	uint64_t	idle_ns, backoff_ns;
+	bool		defer_builds;
+	uint64_t	drains;		/* unwind_cache_collect calls */
 	uint32_t	max_table_rows;	/* kernel rows / UNWIND_TABLE_SHARE; 0: no bound */
 	uint32_t	kernel_capacity;
 	struct uworker	*worker;

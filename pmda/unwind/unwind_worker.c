@@ -191,6 +191,28 @@ uworker_submit(struct uworker *w, struct ujob *j)
 	pthread_mutex_unlock(&w->lock);
 }
 
+bool
+uworker_cancel(struct uworker *w, struct ujob *j)
+{
+	struct ujob **pp;
+	bool found;
+
+	pthread_mutex_lock(&w->lock);
+	for (pp = &w->todo; *pp && *pp != j; pp = &(*pp)->next)
+		;
+	if ((found = *pp != NULL)) {
+		*pp = j->next;
+		if (w->todo_tail == &j->next)
+			w->todo_tail = pp;
+		w->pending--;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (!found)
+		return false;
+	ujob_free(j);
+	return true;
+}
+
 struct ujob *
 uworker_take_done(struct uworker *w)
 {

@@ -391,8 +391,9 @@ test_broken_library(struct glue *g)
  * Lifecycle, with a cache whose idle time is 1 ms: a second process of the
  * same program builds nothing (its files are known by inode); when a
  * process exits the kernel drops its array and says so (SP_EVENT_EXIT);
- * once no process maps them, collect unloads the tables and the kernel's
- * rows are free again.
+ * once no process has mapped them for the idle time (counted from when
+ * collect found the last one gone), collect unloads the tables and the
+ * kernel's rows are free again.
  */
 static void
 test_lifecycle(struct glue *main_glue)
@@ -432,7 +433,12 @@ test_lifecycle(struct glue *main_glue)
 
 	child_stop(&two);			/* its exit event is left unread: */
 	usleep(2000);
-	unwinder_collect(g.u);			/* collect finds it gone anyway */
+	unwinder_collect(g.u);			/* collect finds it gone anyway: */
+	unwind_cache_stats(g.uc, &d);
+	CHECK_INT(d.processes, 0);
+	CHECK_INT(d.tables_loaded, b.tables_loaded);	/* idle from now, ... */
+	usleep(2000);
+	unwinder_collect(g.u);			/* ... gone after the idle time */
 	unwind_cache_stats(g.uc, &d);
 	sampler_unwind_usage(g.s, &u2);
 	printf("lifecycle: %llu tables built for the first process, %llu more for the second; "
