@@ -114,7 +114,8 @@ int unwind_cache_settle(struct unwind_cache *c, int timeout_ms);
 /*
  * tgid's executable mappings, sorted by start (any earlier set replaced).
  * Files seen before (by inode, then build-id, else dev+inode+mtime) reuse
- * their table; others are queued for the worker.  The kernel gets the
+ * their table; others are queued for the worker (with defer_builds, once
+ * seen in a second drain or still mapped at the next).  The kernel gets the
  * array at once, with frame pointers where a table is not loaded yet; it
  * gets it again as tables arrive.  -errno when tgid is refused (nothing
  * changed); failures of single files are counted, never fatal.
@@ -126,7 +127,8 @@ int unwind_process_set(struct unwind_cache *c, pid_t tgid,
 void unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too);
 bool unwind_process_known(const struct unwind_cache *c, pid_t tgid);
 /* Once per drain: forget processes that no longer exist (a lost exit
- * event), unload tables no process has mapped for the idle time. */
+ * event), unload tables no process has mapped for the idle time, queue
+ * deferred files a process still maps. */
 void unwind_cache_collect(struct unwind_cache *c);
 /* The kernel lost every table and array (a new sampler): load again what
  * is needed, building files anew as processes name them. */

@@ -13,7 +13,9 @@
  * process builds again): a table over 1/UNWIND_TABLE_SHARE of the rows is
  * refused and remembered; nothing is evicted for a table that would not
  * fit even then; the victim is the table unused the longest; and a table
- * evicted for room is not built again within the back-off.
+ * evicted for room is not built again within the back-off.  And with
+ * defer_builds, a file met in one drain interval only (a compiler's
+ * helpers, one-off programs) is not built at all.
  */
 #include <errno.h>
 #include <malloc.h>
