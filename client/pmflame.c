@@ -20,6 +20,7 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include "publish/output.h"
+#include "common/gaps.h"
 #include "common/util.h"
 #include "profile/heatmaps.h"
 #include "profile/select.h"
@@ -258,6 +259,7 @@ struct run {
 	struct profile		*held;		/* no -o: the run's profiles, written */
 	size_t			nheld;		/* at its end if they make one output */
 	unsigned		written;	/* flame profiles so far */
+	struct gap_list		gaps;		/* what the open window(s) miss */
 	char			err[512];
 };
 
@@ -302,6 +304,19 @@ add_counters(void *arg, const struct heat_counters *c)
 	struct run	*r = arg;
 
 	return heat_status(r, heatmaps_counters(r->heat, c));
+}
+
+/* A stretch without data: the profiles of its window will say so. */
+static int
+add_gap(void *arg, const struct data_gap *g)
+{
+	struct run	*r = arg;
+
+	if (gap_list_add(&r->gaps, g) < 0) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -364,7 +379,7 @@ end_window(void *arg, const struct window *w)
 
 	if (take_window(r, w, &p, &n) < 0)
 		return -1;
-	if (r->config->output == NULL) {
+	if (r->config->output == NULL) {	/* gaps kept too, for the end */
 		if (profiles_append(&r->held, &r->nheld, p, n) < 0) {
 			profiles_free(p, n);
 			snprintf(r->err, sizeof(r->err), "out of memory");
@@ -377,8 +392,13 @@ end_window(void *arg, const struct window *w)
 	    (out->sink = sink_open(r->config->output, &site_index_merge, r->err,
 				   sizeof(r->err))) == NULL)
 		sts = -1;
+	out->gaps = r->gaps.v;
+	out->ngaps = r->gaps.n;
 	if (sts == 0 && n > 0)
 		sts = output_write(out, p, n, r->err, sizeof(r->err));
+	out->gaps = NULL;
+	out->ngaps = 0;
+	gap_list_forget(&r->gaps, w->host, w->end);
 	profiles_free(p, n);
 	return sts;
 }
@@ -436,7 +456,8 @@ static struct source_consumer
 consumer(struct run *r)
 {
 	struct source_consumer	c = {
-		.sample = add_sample, .begin = begin_window, .end = end_window, .arg = r,
+		.sample = add_sample, .begin = begin_window, .end = end_window,
+		.gap = add_gap, .arg = r,
 	};
 
 	if (r->heat != NULL) {
@@ -497,8 +518,11 @@ finish_run(struct config *c, struct run *r)
 				 selected ? " of the selected processes" : "");
 		return -1;
 	}
-	if (c->output == NULL && r->nheld > 0)
+	if (c->output == NULL && r->nheld > 0) {
+		c->out.gaps = r->gaps.v;
+		c->out.ngaps = r->gaps.n;
 		return output_write(&c->out, r->held, r->nheld, r->err, sizeof(r->err));
+	}
 	return 0;
 }
 
@@ -564,6 +588,7 @@ run(struct config *c)
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), r.err);
 	sink_close(c->out.sink);
 	profiles_free(r.held, r.nheld);
+	gap_list_free(&r.gaps);
 	heatmaps_free(r.heat);
 	selection_free(r.sel);
 	return sts < 0 ? 1 : 0;

@@ -19,6 +19,7 @@ struct emit_options {
 	bool		inverted;	/* icicle graph: root at the top */
 	const char	*count_name;	/* default "samples" */
 	const char	*event;		/* --event, what values measure: default "on-cpu" */
+	const char	*description;	/* what the profile misses (gaps); NULL: nothing */
 };
 
 void emit_options_default(struct emit_options *o);
@@ -31,6 +32,10 @@ void emit_options_default(struct emit_options *o);
 
 /* DeepFlow ProfileTracing JSON envelope, one line; values in microseconds. */
 int emit_json(const struct flame_tree *t, struct membuf *out);
+/* The same with DESCRIPTION set to description (NULL: ""): what the
+ * profile misses, e.g. a gap while pmcd restarted. */
+int emit_json_described(const struct flame_tree *t, const char *description,
+			struct membuf *out);
 /* Self-contained interactive SVG flame graph; o may be NULL (defaults). */
 int emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf *out);
 /* Folded stacks "root;frame;frame count", one line per node with self

@@ -183,21 +183,31 @@ profile_result(const struct flame_tree *t, struct membuf *scratch)
 int
 emit_json(const struct flame_tree *t, struct membuf *out)
 {
+	return emit_json_described(t, NULL, out);
+}
+
+int
+emit_json_described(const struct flame_tree *t, const char *description, struct membuf *out)
+{
 	struct membuf	scratch;
-	cJSON		*doc = cJSON_CreateObject(), *result;
+	cJSON		*doc = cJSON_CreateObject(), *result, *desc;
 	char		*text = NULL;
 
 	membuf_init(&scratch);
-	if (doc != NULL &&
+	desc = clean_string(description ? description : "", &scratch);
+	if (doc != NULL && desc != NULL &&
 	    cJSON_AddStringToObject(doc, "OPT_STATUS", "SUCCESS") != NULL &&
-	    cJSON_AddStringToObject(doc, "DESCRIPTION", "") != NULL &&
-	    (result = profile_result(t, &scratch)) != NULL) {
-		membuf_free(&scratch);
-		cJSON_AddItemToObject(doc, "result", result);
-		if (cJSON_AddNullToObject(doc, "debug") != NULL)
-			text = cJSON_PrintUnformatted(doc);
+	    cJSON_AddItemToObject(doc, "DESCRIPTION", desc)) {
+		desc = NULL;		/* doc's now */
+		if ((result = profile_result(t, &scratch)) != NULL) {
+			membuf_free(&scratch);
+			cJSON_AddItemToObject(doc, "result", result);
+			if (cJSON_AddNullToObject(doc, "debug") != NULL)
+				text = cJSON_PrintUnformatted(doc);
+		}
 	}
 	membuf_free(&scratch);
+	cJSON_Delete(desc);
 	cJSON_Delete(doc);
 	if (text == NULL)
 		return -ENOMEM;

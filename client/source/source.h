@@ -43,6 +43,8 @@ struct source_consumer {
 					 * archive window: they cover its edge seconds */
 	bool		stacks_optional; /* heat maps alone: a host or archive without
 					 * stack records is a warning, not an error */
+	gap_fn		gap;		/* a stretch without data, before the end()
+					 * of its window (may be NULL) */
 	void		*arg;
 };
 
