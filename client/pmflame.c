@@ -56,6 +56,7 @@ static pmLongOptions longopts[] = {
 	{ "minwidth", 1, 0, "PIXELS", "omit narrower SVG frames (default 0.1)" },
 	{ "inverted", 0, 0, 0, "icicle graph: root at the top" },
 	{ "flush", 0, 0, 0, "deliver S3 uploads spooled by earlier runs, then exit" },
+	{ "partial", 0, 0, 0, "damaged archives: exit 0 with the intact part (default: exit 3)" },
 	PMAPI_OPTIONS_HEADER("General options"),
 	PMOPT_DEBUG,
 	PMOPT_VERSION,
@@ -70,6 +71,9 @@ static pmOptions opts = {
 	.short_usage = "[options]",
 };
 
+/* Exit status: profiles were written, of the intact part of a damaged archive. */
+#define EXIT_PARTIAL	3
+
 struct config {
 	const char		*input;
 	const char		*output;
@@ -77,6 +81,7 @@ struct config {
 	double			duration, period;
 	unsigned		frequency;
 	bool			flush;
+	bool			partial;	/* --partial: damaged archives are no error */
 	struct select_options	select;
 	uint32_t		*pids;
 	struct output_context	out;
@@ -185,6 +190,8 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->out.emit.inverted = true;
 	else if (strcmp(name, "flush") == 0)
 		c->flush = true;
+	else if (strcmp(name, "partial") == 0)
+		c->partial = true;
 	return 0;
 }
 
@@ -256,6 +263,7 @@ struct run {
 	struct heatmaps		*heat;		/* NULL: no heat map asked for */
 	bool			flames;		/* some format renders flame trees */
 	bool			live;
+	bool			partial;	/* a damaged archive: what was intact */
 	struct profile		*held;		/* no -o: the run's profiles, written */
 	size_t			nheld;		/* at its end if they make one output */
 	unsigned		written;	/* flame profiles so far */
@@ -490,15 +498,22 @@ static int
 run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 {
 	struct source_consumer	sc = consumer(r);
+	const char		*isolate = getenv("PMFLAME_ARCHIVE_ISOLATE");
 	struct archive_options	ao = {
 		.archives = opts.archives, .narchives = opts.narchives,
 		.start = opts.start_optarg, .finish = opts.finish_optarg,
 		.align = opts.align_optarg, .origin = opts.origin_optarg,
 		.timezone = opts.timezone, .hostzone = opts.tzflag, .metrics = m,
+		.partial = c->partial,
+		/* libpcp crashes on damaged archives: read them in a child */
+		.isolate = isolate == NULL || strcmp(isolate, "0") != 0,
 	};
+	int			sts;
 
 	c->out.source = "archive";
-	return source_archive_read(&ao, &sc, r->err, sizeof(r->err));
+	if ((sts = source_archive_read(&ao, &sc, r->err, sizeof(r->err))) > 0)
+		r->partial = true;
+	return sts < 0 ? -1 : 0;
 }
 
 /* After the run: no flame graph at all is an error; without -o, the one
@@ -510,8 +525,9 @@ finish_run(struct config *c, struct run *r)
 
 	if (r->flames && r->written == 0 && !c->input) {
 		if (opts.narchives > 0)
-			snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",
-				 selected ? " for the selected processes" : "");
+			snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s%s",
+				 selected ? " for the selected processes" : "",
+				 r->partial ? " in what the damaged archives still hold" : "");
 		else
 			snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
 				 "(is stackprof.control.enabled 1?)",
@@ -524,6 +540,25 @@ finish_run(struct config *c, struct run *r)
 		return output_write(&c->out, r->held, r->nheld, r->err, sizeof(r->err));
 	}
 	return 0;
+}
+
+/*
+ * A damaged archive: the profiles hold what was intact and say so.  That
+ * is an error (exit 3) unless --partial said partial data will do.
+ */
+static int
+partial_status(const struct config *c, const struct run *r)
+{
+	if (!r->partial)
+		return 0;
+	if (c->partial) {
+		fprintf(stderr, "%s: warning: damaged archive: the profiles hold what was "
+			"intact, and say so\n", pmGetProgname());
+		return 0;
+	}
+	fprintf(stderr, "%s: damaged archive: the profiles hold what was intact, and say so "
+		"(--partial accepts that)\n", pmGetProgname());
+	return EXIT_PARTIAL;
 }
 
 /* What --format asks for that the source cannot give, said before any work. */
@@ -591,7 +626,7 @@ run(struct config *c)
 	gap_list_free(&r.gaps);
 	heatmaps_free(r.heat);
 	selection_free(r.sel);
-	return sts < 0 ? 1 : 0;
+	return sts < 0 ? 1 : partial_status(c, &r);
 }
 
 int
