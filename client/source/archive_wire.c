@@ -42,103 +42,92 @@ wire_flush(struct wire_writer *w)
 	return w->failed;
 }
 
-/* A message under construction sits after the committed ones. */
-struct msg {
-	struct wire_writer	*w;
-	size_t			at, len;	/* its start, its bytes so far */
-};
-
-static int
-room(struct msg *m, size_t n)
+/*
+ * A message is sized first, then written in place after the committed
+ * ones: one room check per message, fields copied with no per-field
+ * bookkeeping (the pipe carries every record of the archive).
+ */
+static char *
+reserve(struct wire_writer *w, size_t n)
 {
-	struct wire_writer	*w = m->w;
-	size_t			need = m->at + m->len + n;
-	char			*b;
-
-	if (need <= w->cap)
-		return 0;
-	if (m->at > 0) {		/* make room: send what is committed */
-		if (write_all(w->fd, w->buf, m->at) < 0)
-			return w->failed = -EPIPE;
-		memmove(w->buf, w->buf + m->at, m->len);
-		w->len = 0;
-		m->at = 0;
-		need = m->len + n;
-	}
-	if (need <= w->cap)
-		return 0;
-	if ((b = realloc(w->buf, need * 2)) == NULL)
-		return -ENOMEM;
-	w->buf = b;
-	w->cap = need * 2;
-	return 0;
-}
-
-static void
-put(struct msg *m, const void *p, size_t n)
-{
-	if (room(m, n) == 0) {
-		memcpy(m->w->buf + m->at + m->len, p, n);
-		m->len += n;
-	} else
-		m->len = SIZE_MAX / 2;	/* poisoned: end() refuses it */
-}
-
-static void put_u8(struct msg *m, uint8_t v) { put(m, &v, sizeof(v)); }
-static void put_u32(struct msg *m, uint32_t v) { put(m, &v, sizeof(v)); }
-static void put_u64(struct msg *m, uint64_t v) { put(m, &v, sizeof(v)); }
-static void put_f64(struct msg *m, double v) { put(m, &v, sizeof(v)); }
-
-/* Length with the NUL, then the bytes with it: read back in place. */
-static void
-put_str(struct msg *m, const char *s)
-{
-	size_t	n;
-
-	if (s == NULL) {
-		put_u32(m, NO_STRING);
-		return;
-	}
-	n = strlen(s) + 1;
-	put_u32(m, (uint32_t)n);
-	put(m, s, n);
-}
-
-static struct msg
-begin(struct wire_writer *w, enum wire_type t)
-{
-	struct msg	m = { w, w->len, 0 };
-
-	put_u32(&m, 0);
-	put_u8(&m, (uint8_t)t);
-	return m;
-}
-
-static int
-end(struct msg *m)
-{
-	struct wire_writer	*w = m->w;
-	uint32_t		n;
+	char	*b;
 
 	if (w->failed)
-		return w->failed;
-	if (m->len >= SIZE_MAX / 2 || m->len - 4 > UINT32_MAX)
-		return -ENOMEM;
-	n = (uint32_t)(m->len - 4);
-	memcpy(w->buf + m->at, &n, sizeof(n));
-	w->len = m->at + m->len;	/* committed */
+		return NULL;
+	if (w->len + n > w->cap && wire_flush(w) < 0)
+		return NULL;
+	if (n > w->cap) {		/* one message larger than the buffer */
+		if ((b = realloc(w->buf, n)) == NULL)
+			return NULL;
+		w->buf = b;
+		w->cap = n;
+	}
+	return w->buf + w->len;
+}
+
+static char *
+begin(struct wire_writer *w, enum wire_type t, size_t fields)
+{
+	uint32_t	n = (uint32_t)(1 + fields);
+	char		*p;
+
+	if (fields > UINT32_MAX - 1 || (p = reserve(w, 4 + (size_t)n)) == NULL)
+		return NULL;
+	memcpy(p, &n, 4);
+	p[4] = (char)t;
+	return p + HEADER;
+}
+
+static int
+end(struct wire_writer *w, const char *p)
+{
+	if (p == NULL)
+		return w->failed ? w->failed : -ENOMEM;
+	w->len = (size_t)(p - w->buf);	/* committed */
 	return 0;
+}
+
+static char *
+put(char *p, const void *v, size_t n)
+{
+	memcpy(p, v, n);
+	return p + n;
+}
+
+static char *put_u8(char *p, uint8_t v) { return put(p, &v, sizeof(v)); }
+static char *put_u32(char *p, uint32_t v) { return put(p, &v, sizeof(v)); }
+static char *put_u64(char *p, uint64_t v) { return put(p, &v, sizeof(v)); }
+static char *put_f64(char *p, double v) { return put(p, &v, sizeof(v)); }
+
+/* A string's bytes with its NUL (0: NULL); on the wire its length first,
+ * so the reader uses it in place. */
+static size_t
+str_len(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+static char *
+put_str(char *p, const char *s, size_t n)
+{
+	if (s == NULL)
+		return put_u32(p, NO_STRING);
+	p = put_u32(p, (uint32_t)n);
+	return put(p, s, n);
 }
 
 static int
 send_window(struct wire_writer *w, enum wire_type t, const struct window *win)
 {
-	struct msg	m = begin(w, t);
+	size_t	hl = str_len(win->host);
+	char	*p = begin(w, t, 4 + hl + 16);
 
-	put_str(&m, win->host);
-	put_f64(&m, win->start);
-	put_f64(&m, win->end);
-	return end(&m);
+	if (p != NULL) {
+		p = put_str(p, win->host, hl);
+		p = put_f64(p, win->start);
+		p = put_f64(p, win->end);
+	}
+	return end(w, p);
 }
 
 static int
@@ -158,19 +147,23 @@ w_end(void *arg, const struct window *win)
 static int
 send_sample(struct wire_writer *w, enum wire_type t, const struct stack_sample *s)
 {
-	struct msg	m = begin(w, t);
+	size_t	l[5] = { str_len(s->host), str_len(s->process), str_len(s->thread),
+			 str_len(s->stack), str_len(s->event) };
+	char	*p = begin(w, t, 8 + 4 + 4 + 8 + 8 + 5 * 4 + l[0] + l[1] + l[2] + l[3] + l[4]);
 
-	put_f64(&m, s->time);
-	put_u32(&m, s->pid);
-	put_u32(&m, s->tid);
-	put_u64(&m, s->count);
-	put_u64(&m, s->value_us);
-	put_str(&m, s->host);
-	put_str(&m, s->process);
-	put_str(&m, s->thread);
-	put_str(&m, s->stack);
-	put_str(&m, s->event);
-	return end(&m);
+	if (p != NULL) {
+		p = put_f64(p, s->time);
+		p = put_u32(p, s->pid);
+		p = put_u32(p, s->tid);
+		p = put_u64(p, s->count);
+		p = put_u64(p, s->value_us);
+		p = put_str(p, s->host, l[0]);
+		p = put_str(p, s->process, l[1]);
+		p = put_str(p, s->thread, l[2]);
+		p = put_str(p, s->stack, l[3]);
+		p = put_str(p, s->event, l[4]);
+	}
+	return end(w, p);
 }
 
 static int
@@ -188,27 +181,33 @@ w_near(void *arg, const struct stack_sample *s)
 static int
 w_counters(void *arg, const struct heat_counters *hc)
 {
-	struct msg	m = begin(arg, WIRE_COUNTERS);
+	size_t	hl = str_len(hc->host);
+	char	*p = begin(arg, WIRE_COUNTERS, 4 + hl + 8 + 8 + 1 + 4 + hc->n * sizeof(uint64_t));
 
-	put_str(&m, hc->host);
-	put_f64(&m, hc->time);
-	put_f64(&m, hc->drain);
-	put_u8(&m, hc->restart);
-	put_u32(&m, hc->n);
-	put(&m, hc->values, hc->n * sizeof(uint64_t));
-	return end(&m);
+	if (p != NULL) {
+		p = put_str(p, hc->host, hl);
+		p = put_f64(p, hc->time);
+		p = put_f64(p, hc->drain);
+		p = put_u8(p, hc->restart);
+		p = put_u32(p, hc->n);
+		p = put(p, hc->values, hc->n * sizeof(uint64_t));
+	}
+	return end(arg, p);
 }
 
 static int
 w_gap(void *arg, const struct data_gap *g)
 {
-	struct msg	m = begin(arg, WIRE_GAP);
+	size_t	hl = str_len(g->host), wl = str_len(g->why);
+	char	*p = begin(arg, WIRE_GAP, 4 + hl + 16 + 4 + wl);
 
-	put_str(&m, g->host);
-	put_f64(&m, g->start);
-	put_f64(&m, g->end);
-	put_str(&m, g->why);
-	return end(&m);
+	if (p != NULL) {
+		p = put_str(p, g->host, hl);
+		p = put_f64(p, g->start);
+		p = put_f64(p, g->end);
+		p = put_str(p, g->why, wl);
+	}
+	return end(arg, p);
 }
 
 struct source_consumer
@@ -225,25 +224,30 @@ wire_consumer(struct wire_writer *w, const struct source_consumer *wants)
 }
 
 int
-wire_progress(struct wire_writer *w, const struct archive_progress *p)
+wire_progress(struct wire_writer *w, const struct archive_progress *pr)
 {
-	struct msg	m = begin(w, WIRE_PROGRESS);
+	char	*p = begin(w, WIRE_PROGRESS, 4 + 1 + 8);
 
-	put_u32(&m, (uint32_t)p->order);
-	put_u8(&m, p->opening);
-	put_f64(&m, p->t);
-	return end(&m);
+	if (p != NULL) {
+		p = put_u32(p, (uint32_t)pr->order);
+		p = put_u8(p, pr->opening);
+		p = put_f64(p, pr->t);
+	}
+	return end(w, p);
 }
 
 int
 wire_done(struct wire_writer *w, int status, const char *err)
 {
-	struct msg	m = begin(w, WIRE_DONE);
-	int		sts;
+	size_t	el = str_len(err);
+	char	*p = begin(w, WIRE_DONE, 4 + 4 + el);
+	int	sts;
 
-	put_u32(&m, (uint32_t)status);
-	put_str(&m, err);
-	if ((sts = end(&m)) < 0)
+	if (p != NULL) {
+		p = put_u32(p, (uint32_t)status);
+		p = put_str(p, err, el);
+	}
+	if ((sts = end(w, p)) < 0)
 		return sts;
 	return wire_flush(w);
 }
