@@ -409,10 +409,11 @@ take_window(struct run *r, const struct window *w, bool flames, struct profile *
 	return 0;
 }
 
-/* Write profiles p[0..n) of window w (without -o, keep them for the end);
- * frees them.  The gaps w has seen go with them. */
+/* Write profiles p[0..n) (without -o, keep them for the end); frees them.
+ * The gaps of window done go with them; done NULL: the gaps wait for a
+ * fleet's flame trees, written later. */
 static int
-write_profiles(struct run *r, const struct window *w, struct profile *p, size_t n)
+write_profiles(struct run *r, const struct window *done, struct profile *p, size_t n)
 {
 	struct output_context *out = &r->config->out;
 	int		sts = 0;
@@ -436,7 +437,8 @@ write_profiles(struct run *r, const struct window *w, struct profile *p, size_t 
 		sts = output_write(out, p, n, r->err, sizeof(r->err));
 	out->gaps = NULL;
 	out->ngaps = 0;
-	gap_list_forget(&r->gaps, w->host, w->end);
+	if (done)
+		gap_list_forget(&r->gaps, done->host, done->end);
 	profiles_free(p, n);
 	return sts;
 }
@@ -462,7 +464,7 @@ end_window(void *arg, const struct window *w)
 	}
 	if (take_window(r, w, !wait, &p, &n) < 0)
 		return -1;
-	return write_profiles(r, w, p, n);
+	return write_profiles(r, wait ? NULL : w, p, n);
 }
 
 /* After the last archive: the flame trees of every host's window. */
