@@ -144,7 +144,15 @@ node_values(const struct flame_tree *t, struct membuf *out)
 int
 emit_json(const struct flame_tree *t, struct membuf *out)
 {
-	membuf_puts(out, "{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":\"\",\"result\":{");
+	return emit_json_described(t, NULL, out);
+}
+
+int
+emit_json_described(const struct flame_tree *t, const char *description, struct membuf *out)
+{
+	membuf_puts(out, "{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":");
+	json_string(out, description ? description : "");
+	membuf_puts(out, ",\"result\":{");
 	function_lists(t, out);
 	function_values(t, out);
 	if (node_values(t, out) < 0)
