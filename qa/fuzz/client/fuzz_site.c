@@ -3,19 +3,33 @@
  * a spooled index is delivered to a bucket whose own index.json may be
  * anything: input is NUL-separated newer and older index.json texts.
  * Beyond "no crash": the merged index.json parses, holds at most
- * SITE_MAX_ENTRIES profiles, and index.html has no script and no raw
- * markup from the profiles (every string is escaped).
+ * SITE_MAX_ENTRIES profiles, and index.html has one script, the constant
+ * filter (emit/site_script.c), and no raw markup from the profiles (every
+ * string is escaped).
  */
 #include <cjson/cJSON.h>
 #include "fuzz.h"
 #include "common/membuf.h"
+#include "emit/site_script.h"
 #include "publish/site.h"
+
+/* html without its one filter script; NULL when that is not there once. */
+static const char *
+after_filter(const char *html)
+{
+	const char	*at = strstr(html, site_filter_script);
+
+	if (at == NULL || strstr(at + 1, site_filter_script) != NULL)
+		return NULL;
+	return at + strlen(site_filter_script);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char	*part[2];
 	char		*copy = fuzz_split(data, size, part, 2), *json;
+	const char	*after;
 	struct membuf	html;
 	cJSON		*root;
 
@@ -24,7 +38,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((root = cJSON_Parse(json)) == NULL ||
 	    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "profiles")) > SITE_MAX_ENTRIES)
 		abort();
-	if (strstr(html.data, "<script") != NULL || strstr(html.data, "<img") != NULL)
+	if ((after = after_filter(html.data)) == NULL || strstr(after, "<script") != NULL ||
+	    strstr(html.data, "<img") != NULL)
+		abort();
+	/* before the filter: its own tag, once */
+	if (strstr(html.data, "<script") != strstr(html.data, "<script>\n") ||
+	    strstr(strstr(html.data, "<script") + 1, "<script") != NULL)
 		abort();
 	cJSON_Delete(root);
 	free(json);
