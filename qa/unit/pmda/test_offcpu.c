@@ -641,6 +641,85 @@ test_pagefault_period(void)
 	CHECK_INT(t.faults_all, RISE(a, b, SP_STAT_PAGEFAULT_SAMPLES) * 10);
 }
 
+struct unseen {
+	pid_t	tid;
+	double	slept;			/* the part seen whole: µs */
+	int	go;			/* main: 1 disabled, 2 enabled again */
+};
+
+static void
+pin_to(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
+/* Sleeps while the sampler is enabled, wakes while it is disabled, then
+ * (enabled again) is preempted by a hog on its CPU, then sleeps 0.3 s. */
+static void *
+unseen_wake(void *arg)
+{
+	struct unseen *u = arg;
+	double t0;
+
+	pin_to(1);
+	u->tid = gettid();
+	while (__atomic_load_n(&u->go, __ATOMIC_ACQUIRE) < 1)
+		sleep_here(0.01);
+	while (__atomic_load_n(&u->go, __ATOMIC_ACQUIRE) < 2)
+		spin_here(0.001);
+	spin_here(0.3);
+	t0 = now_s();
+	sleep_here(0.3);
+	u->slept = (now_s() - t0) * 1e6;
+	return NULL;
+}
+
+static void *
+hog(void *arg)
+{
+	pin_to(1);
+	spin_here(*(double *)arg);
+	return NULL;
+}
+
+/* A sleep whose start was seen before the program was detached, and whose
+ * end was not, is never counted: after re-attaching, the thread's next
+ * switch-in (a preemption) must not close it. */
+static void
+test_epoch(void)
+{
+	struct unseen u = { 0 };
+	struct tally t = { 0 };
+	struct worker w[5] = { { 0 } };
+	double hog_s = 1.0;
+	pthread_t th, h;
+
+	t.w = w;
+	CHECK_INT(sampler_set_offcpu(g.s, true), 0);
+	select_self(g.s);
+	CHECK_INT(pthread_create(&th, NULL, unseen_wake, &u), 0);
+	usleep(200000);
+	CHECK_INT(sampler_set_enabled(g.s, false), 0);
+	__atomic_store_n(&u.go, 1, __ATOMIC_RELEASE);
+	usleep(200000);
+	CHECK_INT(sampler_drain(g.s, discard, NULL), 0);	/* what was seen whole */
+	CHECK_INT(sampler_set_enabled(g.s, true), 0);
+	CHECK_INT(pthread_create(&h, NULL, hog, &hog_s), 0);
+	__atomic_store_n(&u.go, 2, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	pthread_join(h, NULL);
+	w[0].tid = u.tid;
+	finish(g.s, &t);
+	CHECK_INT(sampler_set_offcpu(g.s, false), 0);
+	printf("epoch: %llu us counted for a thread that slept %.0f us while watched\n",
+	       (unsigned long long)t.us_tid[0], u.slept);
+	CHECK(within(t.us_tid[0], u.slept, 0.25));
+}
+
 /* Moving to a larger BPF object keeps the profiles on. */
 static void
 test_reconfigure(void)
@@ -688,6 +767,7 @@ main(void)
 	test_fp_mode();
 	test_pagefault_period();
 	test_reconfigure();
+	test_epoch();
 	unwind_cache_free(g.uc);
 	symbolizer_free(g.sym);
 	sampler_close(g.s);
