@@ -127,6 +127,8 @@ copy_stack(void *arg, const struct sampled_stack *st)
 	int			nk = st->nkernel > 0 ? st->nkernel : 0;
 	int			nu = st->nuser > 0 ? st->nuser : 0;
 
+	if (st->profile != SAMPLER_ONCPU)	/* the agent publishes on-CPU only, so far */
+		return;
 	if (pass->nraw == pass->rawcap) {
 		size_t			cap = pass->rawcap ? pass->rawcap * 2 : 256;
 		struct raw_stack	**v = realloc(pass->raw, cap * sizeof(*v));

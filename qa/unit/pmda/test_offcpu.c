@@ -23,7 +23,6 @@
  * means no program runs; the raw tracepoint does the same as tp_btf; bad
  * arguments are refused.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -500,30 +499,6 @@ test_selection(void)
 	CHECK_INT(t.us_watch, 0);
 	CHECK(RISE(a, b, SP_STAT_OFFCPU_FILTERED) >= 30);
 	CHECK(within(all.us_watch, t0 * 1e6, 0.25));
-}
-
-/* Open fds of this process whose link target contains `kind`. */
-static int
-count_fds(const char *kind)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	char path[300], target[128];
-	int n = 0;
-
-	while (d && (e = readdir(d)) != NULL) {
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
-		len = readlink(path, target, sizeof(target) - 1);
-		if (len > 0) {
-			target[len] = '\0';
-			n += strstr(target, kind) != NULL;
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
 }
 
 /* Off, or disabled, nothing runs at a switch or a fault, and switching
