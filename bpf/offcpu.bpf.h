@@ -7,23 +7,19 @@
  * tracepoint, where tp_btf cannot load) runs at every context switch, as
  * prev, the task leaving the CPU:
  *  - prev going to sleep (TASK_INTERRUPTIBLE or TASK_UNINTERRUPTIBLE, not
- *    preempted), if selected: its user stack (the walker, from the user
- *    registers it saved entering the kernel) is copied into its pending
- *    record, then the time.
+ *    preempted), if selected: its kernel stack and its user stack (the
+ *    walker, from the user registers it saved entering the kernel) are
+ *    copied into its pending record, then the time.
  *  - next, if it has a pending record: its interval is over.  Shorter than
- *    offcpu_min_us, it is only counted as such; else its kernel stack is
- *    taken, both stacks go into this generation's off-CPU stack map and
- *    the microseconds are added to their count, under a key shaped like an
- *    on-CPU sample's.
- * The user stack is taken at switch-out because only then can it be (at
- * switch-in the address space mapped is prev's, not next's).  The kernel
- * stack of a sleeping thread does not change until it runs, so it is taken
- * at switch-in (bpf_get_task_stack), only for intervals that are kept: it
- * costs more than the user walk (measured in bench/offcpu).  The raw
- * tracepoint has no trusted pointer to next, so it takes the kernel stack
- * at switch-out too.  Stacks are stored at switch-in because a sleep may
- * outlast any number of drains: a stack stored at switch-out would be in a
- * generation drained and emptied since.
+ *    offcpu_min_us, it is only counted as such; else both stacks go into
+ *    this generation's off-CPU stack map and the microseconds are added to
+ *    their count, under a key shaped like an on-CPU sample's.
+ * Stacks are taken at switch-out because only then can they be trusted (at
+ * switch-in the address space mapped is prev's, not next's, and
+ * bpf_get_task_stack(next) came back without its innermost frames for a
+ * share of intervals: see docs/design.md), and stored at switch-in because
+ * a sleep may outlast any number of drains: a stack stored at switch-out
+ * would be in a generation drained and emptied since.
  * design: "Off-CPU and page faults" in docs/design.md.
  *
  * The includer provides: selected(), stat_inc(), stat_add(), count_key(),
@@ -48,7 +44,7 @@ struct offcpu_pending {
 	__u32	pad;
 	char	comm[SP_COMM_LEN];
 	char	pcomm[SP_COMM_LEN];
-	struct walk kernel;		/* raw tracepoint: stack.pcs and nframes */
+	struct walk kernel;		/* stack.pcs and nframes (hash: at switch-in) */
 	struct walk user;		/* stack.nframes 0: none */
 };
 
@@ -107,7 +103,7 @@ pending_of(__u32 tid)
 
 /* prev (the current task) leaves the CPU in state prev_state. */
 static __always_inline void
-offcpu_sleep(void *ctx, __u32 prev_state, bool preempt, bool kernel_now)
+offcpu_sleep(void *ctx, __u32 prev_state, bool preempt)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -126,12 +122,10 @@ offcpu_sleep(void *ctx, __u32 prev_state, bool preempt, bool kernel_now)
 		stat_inc(SP_STAT_OFFCPU_MAP_FULL);
 		return;
 	}
-	if (kernel_now) {
-		/* from our own tracing frames on: user space trims them (their
-		 * number depends on how many programs sched_switch runs) */
-		bytes = bpf_get_stack(ctx, p->kernel.stack.pcs, sizeof(p->kernel.stack.pcs), 0);
-		p->kernel.stack.nframes = bytes > 0 ? bytes / sizeof(__u64) : 0;
-	}
+	/* from our own tracing frames on: user space trims them (their number
+	 * depends on how many programs sched_switch runs) */
+	bytes = bpf_get_stack(ctx, p->kernel.stack.pcs, sizeof(p->kernel.stack.pcs), 0);
+	p->kernel.stack.nframes = bytes > 0 ? bytes / sizeof(__u64) : 0;
 	if ((task->flags & PF_KTHREAD) || !walk_user_stack(ctx, NULL, task, tgid, &p->user))
 		p->user.stack.nframes = 0;
 	p->tgid = tgid;
@@ -156,16 +150,14 @@ offcpu_kernel_key(void *stacks, struct walk *k)
 	return key == SP_USTACK_LOST ? -ENOSPC : (__s32)key;
 }
 
-/* Thread tid (next, when the program has a trusted pointer to it) gets
- * the CPU: count the interval it was blocked. */
+/* Thread tid gets the CPU: count the interval it was blocked. */
 static __always_inline void
-offcpu_wake(__u32 tid, struct task_struct *next)
+offcpu_wake(__u32 tid)
 {
 	struct offcpu_pending *p;
 	struct sp_stack_key key;
 	__u64 start, us;
 	void *stacks;
-	long bytes;
 	int gen;
 
 	if (tid == 0 || !(p = bpf_map_lookup_elem(&offcpu_pending, &tid)))
@@ -185,10 +177,6 @@ offcpu_wake(__u32 tid, struct task_struct *next)
 	if (!selected(p->tgid)) {		/* the selection changed meanwhile */
 		stat_inc(SP_STAT_OFFCPU_FILTERED);
 		return;
-	}
-	if (next) {			/* still where it slept */
-		bytes = bpf_get_task_stack(next, p->kernel.stack.pcs, sizeof(p->kernel.stack.pcs), 0);
-		p->kernel.stack.nframes = bytes > 0 ? bytes / sizeof(__u64) : 0;
 	}
 	gen = READ_ONCE(generation) & 1;
 	stacks = gen ? (void *)&offcpu_stacks1 : (void *)&offcpu_stacks0;
@@ -213,8 +201,8 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 {
 	(void)prev;
 	stat_inc(SP_STAT_SWITCHES);
-	offcpu_sleep(ctx, prev_state, preempt, false);
-	offcpu_wake(next->pid, next);
+	offcpu_sleep(ctx, prev_state, preempt);
+	offcpu_wake(next->pid);
 	return 0;
 }
 
@@ -225,8 +213,8 @@ int offcpu_switch_raw(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *next = (struct task_struct *)ctx->args[2];
 
 	stat_inc(SP_STAT_SWITCHES);
-	offcpu_sleep(ctx, (__u32)ctx->args[3], ctx->args[0] != 0, true);
-	offcpu_wake(BPF_CORE_READ(next, pid), NULL);
+	offcpu_sleep(ctx, (__u32)ctx->args[3], ctx->args[0] != 0);
+	offcpu_wake(BPF_CORE_READ(next, pid));
 	return 0;
 }
 

@@ -333,8 +333,8 @@ pingpong(void)
 {
 	static const struct arm arms[] = {
 		{ "off", nothing, nothing, 0, 0 },
+		{ "stackprof off-CPU (min 1 us)", offcpu_on, offcpu_off, SAMPLER_OFFCPU_MIN_US, 1 },
 		{ "stackprof off-CPU (min 100 us)", offcpu_on, offcpu_off, 100, 1 },
-		{ "stackprof off-CPU (min 0)", offcpu_on, offcpu_off, 0, 1 },
 		{ "offcputime method (peer)", peer_switch_on, peer_switch_off, 0, 3 },
 	};
 	pthread_t th[2];

@@ -33,7 +33,7 @@ struct sampler_config {
 #define SAMPLER_UNWIND_PROCESSES	4096		/* 4 KiB each, when used */
 
 /* Off-CPU and page-fault defaults (see docs/design.md "Off-CPU and page faults"). */
-#define SAMPLER_OFFCPU_MIN_US		100	/* shorter blocks are dropped (counted) */
+#define SAMPLER_OFFCPU_MIN_US		1	/* shorter blocks are dropped (counted) */
 #define SAMPLER_PAGEFAULT_PERIOD	100	/* one sample per 100 faults */
 
 /* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run

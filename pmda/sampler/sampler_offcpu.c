@@ -88,11 +88,10 @@ forget_sleepers(struct sampler *s)
 
 /*
  * The text of __schedule, from /proc/kallsyms (sorted by address: its end
- * is the next symbol).  The thread's own stack starts in __schedule; one
- * taken at switch-out (the raw tracepoint) starts with our own tracing
- * frames: the program, bpf_trace_run4, and __traceiter_sched_switch when
- * sched_switch runs more than one program.  Unreadable or hidden
- * addresses: nothing trimmed.
+ * is the next symbol).  An off-CPU kernel stack starts with our own
+ * tracing frames: the program, bpf_trace_run4, and __traceiter_sched_switch
+ * when sched_switch runs more than one program.  The thread's own stack
+ * starts in __schedule.  Unreadable or hidden addresses: nothing trimmed.
  */
 static void
 find_schedule(struct sampler *s)
