@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <pcp/pmapi.h>
 #include "publish/output.h"
 #include "common/util.h"
+#include "emit/emit_csp.h"
 #include "profile/heatmaps.h"
 #include "profile/select.h"
 #include "publish/sink.h"
@@ -46,6 +48,11 @@ static pmLongOptions longopts[] = {
 	{ "event", 1, 0, "EVENT", "profile event type (default on-cpu)" },
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
+	{ "merge-hosts", 0, 0, 0, "one profile per process name across every host (host \"fleet\")" },
+	PMAPI_OPTIONS_HEADER("Differential flame graphs"),
+	{ "baseline", 1, 0, "SOURCE", "compare with FILE (folded), archive:PATH[,PATH...] or range:START,END (-a's archives)" },
+	{ "normalize", 0, 0, 0, "scale the baseline to the same total (difffolded.pl -n)" },
+	{ "negate", 0, 0, 0, "SVG widths from the baseline: frames only it has show" },
 	PMAPI_OPTIONS_HEADER("Output"),
 	{ "format", 1, 0, "LIST", "comma list of json, svg, folded, pprof, speedscope, grafana, heatmap (default svg)" },
 	{ "output", 1, 'o', "DIR|s3://BUCKET/PREFIX", "write a browsable site there (default: stdout)" },
@@ -55,6 +62,7 @@ static pmLongOptions longopts[] = {
 	{ "minwidth", 1, 0, "PIXELS", "omit narrower SVG frames (default 0.1)" },
 	{ "inverted", 0, 0, 0, "icicle graph: root at the top" },
 	{ "flush", 0, 0, 0, "deliver S3 uploads spooled by earlier runs, then exit" },
+	{ "csp", 0, 0, 0, "print the Content-Security-Policy header the SVGs need from a web server, then exit" },
 	PMAPI_OPTIONS_HEADER("General options"),
 	PMOPT_DEBUG,
 	PMOPT_VERSION,
@@ -71,11 +79,13 @@ static pmOptions opts = {
 
 struct config {
 	const char		*input;
+	const char		*baseline;	/* --baseline SOURCE */
 	const char		*output;
 	const char		*formats;
 	double			duration, period;
 	unsigned		frequency;
 	bool			flush;
+	bool			csp;
 	struct select_options	select;
 	uint32_t		*pids;
 	struct output_context	out;
@@ -162,6 +172,14 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->select.total = true;
 	else if (strcmp(name, "multi-instance") == 0)
 		c->select.multi_instance = true;
+	else if (strcmp(name, "merge-hosts") == 0)
+		c->select.merge_hosts = true;
+	else if (strcmp(name, "baseline") == 0)
+		c->baseline = c->out.baseline = arg;
+	else if (strcmp(name, "normalize") == 0)
+		c->select.normalize = true;
+	else if (strcmp(name, "negate") == 0)
+		c->out.emit.negate = true;
 	else if (strcmp(name, "format") == 0)
 		c->formats = arg;
 	else if (strcmp(name, "title") == 0)
@@ -184,6 +202,8 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->out.emit.inverted = true;
 	else if (strcmp(name, "flush") == 0)
 		c->flush = true;
+	else if (strcmp(name, "csp") == 0)
+		c->csp = true;
 	return 0;
 }
 
@@ -234,6 +254,15 @@ parse_args(int argc, char **argv, struct config *c)
 			pmGetProgname());
 		opts.errors++;
 	}
+	if (opts.errors == 0 && c->baseline && !c->input && opts.narchives == 0) {
+		fprintf(stderr, "%s: --baseline compares -i or -a sources, not live hosts\n",
+			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && !c->baseline && (c->select.normalize || c->out.emit.negate)) {
+		fprintf(stderr, "%s: --normalize and --negate need --baseline\n", pmGetProgname());
+		opts.errors++;
+	}
 	if (opts.errors) {
 		pmUsageMessage(&opts);
 		return -1;
@@ -255,6 +284,9 @@ struct run {
 	struct heatmaps		*heat;		/* NULL: no heat map asked for */
 	bool			flames;		/* some format renders flame trees */
 	bool			live;
+	bool			one_window;	/* archives, --total/--merge-hosts: the hosts'
+						 * windows make one (the fleet's) */
+	struct window		fleet;		/* their union so far */
 	struct profile		*held;		/* no -o: the run's profiles, written */
 	size_t			nheld;		/* at its end if they make one output */
 	unsigned		written;	/* flame profiles so far */
@@ -329,16 +361,18 @@ warn_empty(const struct profile *p, size_t n)
 	}
 }
 
-/* The profiles of window w: its flame trees, then its heat maps. */
+/* The profiles of window w: its flame trees (unless flames is false),
+ * then its heat maps. */
 static int
-take_window(struct run *r, const struct window *w, struct profile **p, size_t *n)
+take_window(struct run *r, const struct window *w, bool flames, struct profile **p,
+	    size_t *n)
 {
 	struct profile	*hp = NULL;
 	size_t		hn = 0;
 
 	*p = NULL;
 	*n = 0;
-	if ((r->flames && selection_take(r->sel, w->start, w->end, p, n) < 0) ||
+	if ((flames && r->flames && selection_take(r->sel, w->start, w->end, p, n) < 0) ||
 	    (r->heat && heatmaps_take(r->heat, w, &hp, &hn) < 0) ||
 	    profiles_append(p, n, hp, hn) < 0) {
 		profiles_free(*p, *n);
@@ -352,18 +386,13 @@ take_window(struct run *r, const struct window *w, struct profile **p, size_t *n
 	return 0;
 }
 
-/* A window ended: write its profiles (without -o, keep them for the end). */
+/* Write profiles p[0..n) (without -o, keep them for the end); frees them. */
 static int
-end_window(void *arg, const struct window *w)
+write_profiles(struct run *r, struct profile *p, size_t n)
 {
-	struct run	*r = arg;
 	struct output_context *out = &r->config->out;
-	struct profile	*p;
-	size_t		n;
 	int		sts = 0;
 
-	if (take_window(r, w, &p, &n) < 0)
-		return -1;
 	if (r->config->output == NULL) {
 		if (profiles_append(&r->held, &r->nheld, p, n) < 0) {
 			profiles_free(p, n);
@@ -381,6 +410,71 @@ end_window(void *arg, const struct window *w)
 		sts = output_write(out, p, n, r->err, sizeof(r->err));
 	profiles_free(p, n);
 	return sts;
+}
+
+/*
+ * A window ended: write its profiles.  Archives hand over one window per
+ * host; a fleet view or merged hosts need them all, so then the flame
+ * trees wait for the last (fleet_end) and the windows' union.
+ */
+static int
+end_window(void *arg, const struct window *w)
+{
+	struct run	*r = arg;
+	struct profile	*p;
+	size_t		n;
+	bool		wait = r->one_window && w->host != NULL;
+
+	if (wait) {
+		if (r->fleet.end == 0 || w->start < r->fleet.start)
+			r->fleet.start = w->start;
+		if (w->end > r->fleet.end)
+			r->fleet.end = w->end;
+	}
+	if (take_window(r, w, !wait, &p, &n) < 0)
+		return -1;
+	return write_profiles(r, p, n);
+}
+
+/* After the last archive: the flame trees of every host's window. */
+static int
+fleet_end(struct run *r)
+{
+	struct profile	*p;
+	size_t		n;
+
+	if (!r->one_window || r->fleet.end == 0)
+		return 0;
+	if (r->flames && selection_take(r->sel, r->fleet.start, r->fleet.end, &p, &n) < 0) {
+		snprintf(r->err, sizeof(r->err), "out of memory building profiles");
+		return -1;
+	}
+	if (!r->flames)
+		return 0;
+	r->written += (unsigned)n;
+	return write_profiles(r, p, n);
+}
+
+/* Folded stacks say nothing of their event: they are the one --event
+ * names (on-cpu by default). */
+static int
+add_folded(void *arg, const struct stack_sample *s)
+{
+	struct run		*r = arg;
+	struct stack_sample	copy = *s;
+
+	copy.event = r->config->select.event;
+	return selection_add(r->sel, &copy);
+}
+
+static int
+add_folded_baseline(void *arg, const struct stack_sample *s)
+{
+	struct run		*r = arg;
+	struct stack_sample	copy = *s;
+
+	copy.event = r->config->select.event;
+	return selection_add_baseline(r->sel, &copy);
 }
 
 static int
@@ -405,7 +499,11 @@ run_folded(struct config *c, struct run *r)
 		*dot = '\0';
 	w.end = w.start;
 	c->out.source = "folded stacks";
-	if (source_folded_read(c->input, host, c->frequency, selection_add, r->sel,
+	/* the baseline's stacks join the same trees: labelled as this host */
+	if (c->baseline && source_folded_read(c->baseline, host, c->frequency,
+					      add_folded_baseline, r, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (source_folded_read(c->input, host, c->frequency, add_folded, r,
 			       r->err, sizeof(r->err)) < 0)
 		return -1;
 	if (selection_samples(r->sel) == 0) {
@@ -465,6 +563,96 @@ run_live(struct config *c, struct run *r, const struct event_metrics *m)
 	return source_live_run(&lo, &sc, r->err, sizeof(r->err));
 }
 
+/* The baseline's records, relabelled to the host they are compared
+ * with (one host), or kept under their own (several: hosts pair by name). */
+struct baseline_run {
+	struct run	*run;
+	char		*host;		/* NULL: keep each record's */
+};
+
+static int
+add_baseline_sample(void *arg, const struct stack_sample *s)
+{
+	struct baseline_run	*b = arg;
+	struct stack_sample	copy = *s;
+
+	if (b->host != NULL)
+		copy.host = b->host;
+	return selection_add_baseline(b->run->sel, &copy);
+}
+
+static int
+baseline_window(void *arg, const struct window *w)
+{
+	(void)arg;
+	(void)w;
+	return 0;
+}
+
+/* The host of the first archive (all of ours when they are one host). */
+static char *
+archives_host(char **archives, int n)
+{
+	char	name[256], *one = NULL;
+	int	i, ctx;
+
+	for (i = 0; i < n; i++) {
+		if ((ctx = pmNewContext(PM_CONTEXT_ARCHIVE, archives[i])) < 0)
+			return NULL;
+		pmGetContextHostName_r(ctx, name, sizeof(name));
+		pmDestroyContext(ctx);
+		if (one == NULL)
+			one = strdup(name);
+		else if (strcmp(one, name) != 0) {
+			free(one);
+			return NULL;
+		}
+	}
+	return one;
+}
+
+/*
+ * --baseline with -a: archive:PATH[,PATH...] (other archives, the same
+ * -S/-T), or range:START,END (ours, another range).  Read before ours,
+ * into the baseline column of the same trees.
+ */
+static int
+read_baseline_archives(struct config *c, struct run *r, struct archive_options ao)
+{
+	struct baseline_run	b = { r, archives_host(ao.archives, ao.narchives) };
+	struct source_consumer	sc = {
+		.sample = add_baseline_sample, .end = baseline_window, .arg = &b,
+	};
+	char			*list = NULL, *range = NULL, *save = NULL, *w, **paths = NULL;
+	int			sts = -1, n = 0;
+
+	if (strncmp(c->baseline, "archive:", 8) == 0) {
+		list = strdup(c->baseline + 8);
+		paths = calloc(strlen(c->baseline) + 1, sizeof(*paths));
+		for (w = list ? strtok_r(list, ",", &save) : NULL; w && paths;
+		     w = strtok_r(NULL, ",", &save))
+			paths[n++] = w;
+		ao.archives = paths;
+		ao.narchives = n;
+	} else if (strncmp(c->baseline, "range:", 6) == 0 &&
+		   (range = strdup(c->baseline + 6)) != NULL && (w = strchr(range, ',')) != NULL) {
+		*w = '\0';
+		ao.start = range;
+		ao.finish = w + 1;
+		n = 1;
+	}
+	if (n == 0)
+		snprintf(r->err, sizeof(r->err), "--baseline %s: with -a, give archive:PATH[,PATH...] "
+			 "or range:START,END", c->baseline);
+	else if (source_archive_read(&ao, &sc, r->err, sizeof(r->err)) == 0)
+		sts = 0;
+	free(b.host);
+	free(list);
+	free(paths);
+	free(range);
+	return sts;
+}
+
 static int
 run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 {
@@ -477,7 +665,12 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	};
 
 	c->out.source = "archive";
-	return source_archive_read(&ao, &sc, r->err, sizeof(r->err));
+	r->one_window = c->select.total || c->select.merge_hosts;
+	if (c->baseline && read_baseline_archives(c, r, ao) < 0)
+		return -1;
+	if (source_archive_read(&ao, &sc, r->err, sizeof(r->err)) < 0)
+		return -1;
+	return fleet_end(r);
 }
 
 /* After the run: no flame graph at all is an error; without -o, the one
@@ -577,9 +770,25 @@ main(int argc, char **argv)
 	char			err[512];
 	int			sts;
 
+	/*
+	 * A fixed threshold: every block over 1 MB is its own mapping, so the
+	 * outputs' buffers grow by mremap (no copy held twice) and a freed
+	 * tree array goes back to the system.  glibc's default raises the
+	 * threshold after such a free, and a 70 MB JSON then grows by copies:
+	 * 14 MB more peak RSS on the bench/render input.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	emit_options_default(&c.out.emit);
 	if ((sts = parse_args(argc, argv, &c)) != 0)
 		return sts < 0 ? 1 : 0;
+	if (c.csp) {
+		if (emit_svg_csp(err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s: --csp: cannot hash the scripts\n", pmGetProgname());
+			return 1;
+		}
+		printf("%s\n", err);
+		return 0;
+	}
 	if (c.flush) {
 		sts = sink_s3_flush_spool(&site_index_merge, err, sizeof(err));
 		if (sts < 0) {

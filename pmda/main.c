@@ -4,7 +4,9 @@
  *
  * libpcp_pmda's pmdaMain() only waits for pmcd, so, like the logger PMDA,
  * we keep our own loop: poll pmcd's pipe with a timeout that ends at the
- * next drain, answer every PDU as it comes, and drain on time.
+ * next drain, answer every PDU as it comes, and drain on time.  The loop
+ * also takes the sampler's events (execs, exits, the walker's requests)
+ * and loads unwind tables as the worker finishes them.
  *
  * The agent is created here and handed to every part; each control's
  * option comes from the control table (agent/controls.h), and its value
@@ -18,14 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "agent/agent.h"
 #include "agent/controls.h"
 #include "agent/drain.h"
 #include "pcp/metrics.h"
+#include "privilege/privilege.h"
 #include "domain.h"
 
+/* The one directory the agent writes once it has dropped to its user. */
+#define STATE_DIR	"state"
 #define STATE_FILE	"stackprof.state"
 
 static volatile sig_atomic_t	quit;
@@ -65,11 +71,12 @@ build_options(pmdaOptions *opts, pmLongOptions *longopts, char *shortopts)
 {
 	static const pmLongOptions	head[] = {
 		PMDA_OPTIONS_HEADER("Options"), PMOPT_DEBUG, PMDAOPT_DOMAIN, PMDAOPT_LOGFILE,
+		PMDAOPT_USERNAME,
 	};
 	static const pmLongOptions	tail[] = { PMOPT_HELP, PMDA_OPTIONS_END };
 	size_t				i, n = 0, s;
 
-	strcpy(shortopts, "D:d:l:");
+	strcpy(shortopts, "D:d:l:U:");
 	s = strlen(shortopts);
 	for (i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 		longopts[n++] = head[i];
@@ -103,8 +110,9 @@ control_of_option(const pmdaOptions *opts, int c)
 	return NULL;
 }
 
-/* Options beyond the standard PMDA ones set the starting configuration. */
-static void
+/* Options beyond the standard PMDA ones set the starting configuration;
+ * the user to run as (-U, default PCP's own user) is returned. */
+static const char *
 parse_options(int argc, char **argv, pmdaInterface *dp, struct agent *a)
 {
 	static pmLongOptions	longopts[16 + 64];
@@ -128,6 +136,7 @@ parse_options(int argc, char **argv, pmdaInterface *dp, struct agent *a)
 		pmdaUsageMessage(&opts);
 		exit(1);
 	}
+	return opts.username ? opts.username : pmGetConfig("PCP_USER");
 }
 
 /* Answer the PDUs pmcd has already sent (called during long drains). */
@@ -154,9 +163,10 @@ service_pending(void *arg)
 static void
 serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 {
-	struct pollfd	pfd[2] = {
+	struct pollfd	pfd[3] = {
 		{ .fd = __pmdaInFd(dp), .events = POLLIN },
-		{ .fd = -1, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },		/* exec and unwind events */
+		{ .fd = -1, .events = POLLIN },		/* unwind tables built */
 	};
 	int64_t		last = now_ms();
 
@@ -170,13 +180,16 @@ serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 		if (sym_wait >= 0 && sym_wait < wait)
 			wait = sym_wait;
 		pfd[1].fd = agent_exec_fd(a);	/* changes if BPF is reloaded */
-		n = poll(pfd, 2, wait > 0 ? (int)wait : 0);
+		pfd[2].fd = agent_unwind_fd(a);
+		n = poll(pfd, 3, wait > 0 ? (int)wait : 0);
 		if (n < 0 && errno != EINTR) {
 			pmNotifyErr(LOG_ERR, "poll: %s", strerror(errno));
 			break;
 		}
 		if (n > 0 && (pfd[1].revents & POLLIN))
 			agent_handle_execs(a);
+		if (n > 0 && (pfd[2].revents & POLLIN))
+			agent_handle_unwind(a);
 		symbolizer_tick(a->symbolizer);
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
@@ -198,25 +211,51 @@ fail(const char *what)
 	exit(1);
 }
 
+/*
+ * Root no longer: what serving needs was set up (BPF loaded, perf events
+ * attached, kallsyms opened), so run as user with the few capabilities
+ * that stores and symbolization still need (privilege/privilege.h).  An
+ * agent that cannot drop them does not serve.
+ */
+static void
+drop_privileges(const char *user, const char *statedir)
+{
+	char	why[256];
+
+	if (geteuid() != 0) {
+		pmNotifyErr(LOG_WARNING, "not started as root: capabilities left as they are");
+		return;
+	}
+	if (privilege_own_dir(statedir, user, why, sizeof(why)) < 0)
+		pmNotifyErr(LOG_ERR, "state directory: %s; stores cannot be kept", why);
+	if (privilege_drop(user, why, sizeof(why)) < 0) {
+		pmNotifyErr(LOG_ERR, "cannot drop privileges: %s", why);
+		exit(1);
+	}
+	pmNotifyErr(LOG_INFO, "running as %s with CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, "
+		    "CAP_DAC_READ_SEARCH and CAP_CHECKPOINT_RESTORE only", user);
+}
+
 int
 main(int argc, char **argv)
 {
-	static char	helppath[MAXPATHLEN], statepath[MAXPATHLEN];
+	static char	helppath[MAXPATHLEN], statedir[MAXPATHLEN], statepath[MAXPATHLEN];
+	const char	*user;
 	pmdaInterface	dispatch;
 	struct agent	*a;
 	struct drain	*d;
 
 	pmSetProgname(argv[0]);
 	pmsprintf(helppath, sizeof(helppath), "%s/stackprof/help", pmGetConfig("PCP_PMDAS_DIR"));
-	pmsprintf(statepath, sizeof(statepath), "%s/stackprof/" STATE_FILE,
-		  pmGetConfig("PCP_PMDAS_DIR"));
+	pmsprintf(statedir, sizeof(statedir), "%s/stackprof/" STATE_DIR, pmGetConfig("PCP_PMDAS_DIR"));
+	pmsprintf(statepath, sizeof(statepath), "%s/" STATE_FILE, statedir);
 	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, pmGetProgname(), STACKPROF,
 		   "stackprof.log", helppath);
 	if ((a = agent_new()) == NULL || controls_reset(a) < 0) {
 		fprintf(stderr, "%s: out of memory\n", pmGetProgname());
 		exit(1);
 	}
-	parse_options(argc, argv, &dispatch, a);
+	user = parse_options(argc, argv, &dispatch, a);
 
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
@@ -230,6 +269,7 @@ main(int argc, char **argv)
 	/* before pmdaConnect: pmcd's first request waits in the pipe meanwhile */
 	if (agent_start(a, true) < 0)
 		fail("symbolizer");
+	drop_privileges(user, statedir);
 	pmdaConnect(&dispatch);
 	drain_set_service(d, service_pending, &dispatch);
 	serve(&dispatch, a, d);

@@ -132,8 +132,10 @@ hash_bytes(const void *data, size_t len)
 		w = (uint64_t)a << 32 | b;
 	} else if (n > 0)
 		w = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
-	h = (h ^ w) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 29);
+	/* a product's low bits see only the factors' low bits, and names
+	 * that differ in their last bytes differ in w's high ones: mix all
+	 * of h into the low bits that pick the slot */
+	return hash_mix(h ^ w);
 }
 
 /* FNV-1a (32 bits) of a string: stable across runs and releases, for what

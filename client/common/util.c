@@ -40,11 +40,20 @@ write_all(int fd, const void *data, size_t len)
 void
 utc_strftime(double t, const char *fmt, char *buf, size_t len)
 {
-	time_t		secs = (time_t)t;
+	time_t		secs;
 	struct tm	tm;
 
-	gmtime_r(&secs, &tm);
-	strftime(buf, len, fmt, &tm);
+	if (len == 0)
+		return;
+	/* years 1-9999 only: a time read back from a file (index.json) can be
+	 * any number, and a double beyond time_t does not even convert */
+	if (!(t > -62135596800.0 && t < 253402300800.0)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	secs = (time_t)t;
+	if (gmtime_r(&secs, &tm) == NULL || strftime(buf, len, fmt, &tm) == 0)
+		snprintf(buf, len, "?");
 }
 
 double

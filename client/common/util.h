@@ -15,7 +15,8 @@ void seterr(char *err, size_t errlen, const char *fmt, ...)
 /* Write all of len bytes, through short writes and EINTR; 0 or -1 (errno). */
 int write_all(int fd, const void *data, size_t len);
 
-/* strftime of time t (seconds) in UTC into buf. */
+/* strftime of time t (seconds) in UTC into buf; "?" for a time outside
+ * years 1-9999 (NaN included). */
 void utc_strftime(double t, const char *fmt, char *buf, size_t len);
 
 /* Wall-clock time in seconds, as PCP timestamps count it. */

@@ -17,6 +17,9 @@ struct emit_options {
 	unsigned	width;		/* SVG width in pixels, default 1200 */
 	double		minwidth;	/* omit frames narrower than this (pixels), default 0.1 */
 	bool		inverted;	/* icicle graph: root at the top */
+	bool		negate;		/* differential: widths from the baseline, so
+					 * frames only it has show (flamegraph.pl's
+					 * --negate view of difffolded.pl's output) */
 	const char	*count_name;	/* default "samples" */
 	const char	*event;		/* --event, what values measure: default "on-cpu" */
 };
@@ -31,7 +34,11 @@ void emit_options_default(struct emit_options *o);
 
 /* DeepFlow ProfileTracing JSON envelope, one line; values in microseconds. */
 int emit_json(const struct flame_tree *t, struct membuf *out);
-/* Self-contained interactive SVG flame graph; o may be NULL (defaults). */
+/* Self-contained interactive SVG flame graph; o may be NULL (defaults).
+ * A differential tree is drawn with the current profile's widths (the
+ * baseline's with o->negate) and coloured by each frame's change: red
+ * grown, blue shrunk, white unchanged, intensity scaled to the largest
+ * change; each frame's title gives both values and the delta. */
 int emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf *out);
 /* Folded stacks "root;frame;frame count", one line per node with self
  * samples, sorted bytewise. */

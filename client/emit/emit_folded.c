@@ -1,7 +1,9 @@
 /*
  * emit_folded.c - folded stacks ("root;frame;...;leaf count"), the input
  * format of flamegraph.pl, inferno, speedscope and Pyroscope: one line per
- * node with self samples, lines sorted bytewise.
+ * node with self samples, lines sorted bytewise.  A differential tree
+ * (--baseline) gives difffolded.pl's "root;...;leaf before after" lines:
+ * the baseline's samples, then the current profile's.
  *
  * A name is cleaned like XML text (invalid UTF-8 and control characters
  * become U+FFFD) and a ';' inside it becomes ',', so every line splits
@@ -31,14 +33,19 @@ append_frame(struct membuf *path, const char *name)
 			path->data[i] = ',';
 }
 
+/* "path count", or for a differential tree difffolded.pl's
+ * "path baseline count". */
 static int
-add_line(struct folded_lines *l, const struct membuf *path, uint64_t count)
+add_line(struct folded_lines *l, const struct membuf *path, const struct flame_node *x,
+	 int diff)
 {
 	if (array_reserve(&l->offsets, &l->cap, l->count + 1) < 0)
 		return -ENOMEM;
 	l->offsets[l->count++] = l->text.len;
 	membuf_append(&l->text, path->data, path->len);
-	membuf_printf(&l->text, " %" PRIu64, count);
+	if (diff)
+		membuf_printf(&l->text, " %" PRIu64, x->base_self_samples);
+	membuf_printf(&l->text, " %" PRIu64, x->self_samples);
 	membuf_append(&l->text, "", 1);		/* keep the NUL */
 	return l->text.failed ? -ENOMEM : 0;
 }
@@ -48,17 +55,19 @@ add_line(struct folded_lines *l, const struct membuf *path, uint64_t count)
 static int
 collect_lines(const struct flame_tree *t, struct folded_lines *l)
 {
-	size_t		i, n = flame_tree_nnodes(t);
-	size_t		*end = malloc((flame_tree_max_depth(t) + 1) * sizeof(*end));
-	struct membuf	path;
-	int		sts = 0;
+	size_t			*end = malloc((flame_tree_max_depth(t) + 1) * sizeof(*end));
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
+	struct membuf		path;
+	int			sts = 0, diff = flame_tree_has_baseline(t);
 
-	if (end == NULL)
+	if (end == NULL || w == NULL) {
+		free(end);
+		flame_walk_free(w);
 		return -ENOMEM;
+	}
 	membuf_init(&path);
-	for (i = 0; i < n && sts == 0; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-
+	while (sts == 0 && (x = flame_walk_next(w)) != NULL) {
 		/* keep the ancestors' names, drop the rest */
 		path.len = x->depth ? end[x->depth - 1] : 0;
 		if (x->depth)
@@ -67,10 +76,11 @@ collect_lines(const struct flame_tree *t, struct folded_lines *l)
 		end[x->depth] = path.len;
 		if (path.failed)
 			sts = -ENOMEM;
-		else if (x->self_samples > 0)
-			sts = add_line(l, &path, x->self_samples);
+		else if (x->self_samples > 0 || (diff && x->base_self_samples > 0))
+			sts = add_line(l, &path, x, diff);
 	}
 	membuf_free(&path);
+	flame_walk_free(w);
 	free(end);
 	return sts;
 }

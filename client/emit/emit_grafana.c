@@ -24,46 +24,48 @@
 enum column { LEVEL, VALUE, SELF };
 
 /* One column of numbers, a synthetic root first when there is one. */
-static void
+static int
 put_numbers(const struct flame_tree *t, enum column c, bool timed, bool all_row,
 	    struct membuf *out)
 {
-	size_t		i, n = flame_tree_nnodes(t);
-	uint64_t	all = 0;
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
 
-	for (i = 0; i < n; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-
-		if (x->parent < 0)
-			all += timed ? x->total_us : x->total_samples;
-	}
+	if (w == NULL)
+		return -ENOMEM;
 	membuf_puts(out, "[");
 	if (all_row) {
-		json_u64(out, c == VALUE ? all : 0);
-		membuf_puts(out, n ? "," : "");
+		json_u64(out, c != VALUE ? 0 : timed ? flame_tree_total_us(t) :
+			 flame_tree_total_samples(t));
+		membuf_puts(out, flame_tree_nnodes(t) ? "," : "");
 	}
-	for (i = 0; i < n; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-
-		if (i)
+	while ((x = flame_walk_next(w)) != NULL) {
+		if (x->id)
 			membuf_puts(out, ",");
 		json_u64(out, c == LEVEL ? x->depth + all_row :
 			      c == VALUE ? (timed ? x->total_us : x->total_samples) :
 			      (timed ? x->self_us : x->self_samples));
 	}
 	membuf_puts(out, "]");
+	flame_walk_free(w);
+	return 0;
 }
 
 /* The label column; each function's name is escaped once. */
 static int
 put_labels(const struct flame_tree *t, bool all_row, struct membuf *out)
 {
-	size_t		i, n = flame_tree_nnodes(t), nf = flame_tree_nfunctions(t);
-	size_t		*at = malloc((nf + 1) * sizeof(*at));
-	struct membuf	names;
+	size_t			i, nf = flame_tree_nfunctions(t);
+	size_t			*at = malloc((nf + 1) * sizeof(*at));
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
+	struct membuf		names;
 
-	if (at == NULL)
+	if (at == NULL || w == NULL) {
+		free(at);
+		flame_walk_free(w);
 		return -ENOMEM;
+	}
 	membuf_init(&names);
 	for (i = 0; i < nf; i++) {
 		at[i] = names.len;
@@ -71,16 +73,16 @@ put_labels(const struct flame_tree *t, bool all_row, struct membuf *out)
 	}
 	at[nf] = names.len;
 	membuf_puts(out, all_row ? "[\"all\"" : "[");
-	for (i = 0; i < n && !names.failed; i++) {
-		uint32_t f = flame_tree_node(t, i)->function;
-
-		membuf_puts(out, i || all_row ? "," : "");
-		membuf_append(out, names.data + at[f], at[f + 1] - at[f]);
+	while (!names.failed && (x = flame_walk_next(w)) != NULL) {
+		membuf_puts(out, x->id || all_row ? "," : "");
+		membuf_append(out, names.data + at[x->function],
+			      at[x->function + 1] - at[x->function]);
 	}
 	membuf_puts(out, "]");
 	if (names.failed)
 		out->failed = 1;
 	membuf_free(&names);
+	flame_walk_free(w);
 	free(at);
 	return out->failed ? -ENOMEM : 0;
 }
@@ -107,14 +109,17 @@ emit_grafana(const struct profile *p, const struct emit_options *o, struct membu
 {
 	const struct flame_tree *t = p->tree;
 	bool	timed = event_measure(o ? o->event : "on-cpu")->time_type != NULL;
-	bool	all_row = flame_tree_nnodes(t) > 0 && flame_tree_node(t, 0)->next_sibling != 0;
+	bool	all_row = flame_tree_nroots(t) > 1;
 
 	put_schema(p, timed, out);
-	put_numbers(t, LEVEL, timed, all_row, out);
+	if (put_numbers(t, LEVEL, timed, all_row, out) < 0)
+		return -ENOMEM;
 	membuf_puts(out, ",");
-	put_numbers(t, VALUE, timed, all_row, out);
+	if (put_numbers(t, VALUE, timed, all_row, out) < 0)
+		return -ENOMEM;
 	membuf_puts(out, ",");
-	put_numbers(t, SELF, timed, all_row, out);
+	if (put_numbers(t, SELF, timed, all_row, out) < 0)
+		return -ENOMEM;
 	membuf_puts(out, ",");
 	if (put_labels(t, all_row, out) < 0)
 		return -ENOMEM;

@@ -317,7 +317,7 @@ header(const struct layout *l, struct membuf *out)
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\""
 		" xmlns:xlink=\"http://www.w3.org/1999/xlink\" xmlns:sp=\"" NS_URI "\""
-		" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" onload=\"hm_init()\">\n"
+		" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n"
 		"<style type=\"text/css\">\n"
 		"text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
 		".title { font-size: 17px; text-anchor: middle; }\n"

@@ -125,13 +125,15 @@ has_self(const struct flame_node *x)
 
 /* First walk: layers and sizes; functions used as frames get name_str -1
  * (a mark, replaced by their string in add_functions). */
-static void
+static int
 count_nodes(struct pprof_build *b)
 {
-	size_t	i, n = flame_tree_nnodes(b->t);
+	struct flame_walk	*w = flame_walk_new(b->t);
+	const struct flame_node	*x;
 
-	for (i = 0; i < n; i++) {
-		const struct flame_node *x = flame_tree_node(b->t, i);
+	if (w == NULL)
+		return -ENOMEM;
+	while ((x = flame_walk_next(w)) != NULL) {
 		uint32_t d = x->depth;
 
 		b->layer[d] = (uint8_t)node_layer(b->t, x, b->layer);
@@ -147,6 +149,8 @@ count_nodes(struct pprof_build *b)
 			b->nlocids += b->nframes[d];
 		}
 	}
+	flame_walk_free(w);
+	return 0;
 }
 
 #define ALLOC(ptr, n)	(((ptr) = calloc((n) + 1, sizeof(*(ptr)))) != NULL)
@@ -157,9 +161,9 @@ alloc_build(struct pprof_build *b)
 	size_t	nf = flame_tree_nfunctions(b->t), depth = flame_tree_max_depth(b->t) + 1;
 
 	if (!ALLOC(b->name_str, nf) || !ALLOC(b->label_str, nf) || !ALLOC(b->layer, depth) ||
-	    !ALLOC(b->nframes, depth) || !ALLOC(b->loc, depth) || !ALLOC(b->labels_at, depth))
+	    !ALLOC(b->nframes, depth) || !ALLOC(b->loc, depth) || !ALLOC(b->labels_at, depth) ||
+	    count_nodes(b) < 0)
 		return -ENOMEM;
-	count_nodes(b);
 	if (!ALLOC(b->samples, b->nsamples) || !ALLOC(b->sample_ptrs, b->nsamples) ||
 	    !ALLOC(b->locids, b->nlocids) || !ALLOC(b->values, 2 * b->nsamples) ||
 	    !ALLOC(b->labels, b->nlabels) || !ALLOC(b->sample_labels, 3 * b->nsamples) ||
@@ -281,12 +285,15 @@ add_sample(struct pprof_build *b, const struct flame_node *x, size_t *locs)
 static int
 add_samples(struct pprof_build *b, int64_t process_key, int64_t thread_key)
 {
-	size_t	i, n = flame_tree_nnodes(b->t), locs = 0;
-	int	sts = 0;
+	struct flame_walk	*w = flame_walk_new(b->t);
+	const struct flame_node	*x;
+	size_t			locs = 0;
+	int			sts = 0;
 
+	if (w == NULL)
+		return -ENOMEM;
 	b->nsamples = b->nlabels = 0;
-	for (i = 0; i < n && sts == 0; i++) {
-		const struct flame_node *x = flame_tree_node(b->t, i);
+	while (sts == 0 && (x = flame_walk_next(w)) != NULL) {
 		uint32_t d = x->depth;
 		struct path_labels *pl = &b->labels_at[d];
 
@@ -300,6 +307,7 @@ add_samples(struct pprof_build *b, int64_t process_key, int64_t thread_key)
 		if (sts == 0 && has_self(x))
 			sts = add_sample(b, x, &locs);
 	}
+	flame_walk_free(w);
 	return sts;
 }
 
@@ -307,17 +315,8 @@ add_samples(struct pprof_build *b, int64_t process_key, int64_t thread_key)
 static int64_t
 mean_period(const struct flame_tree *t)
 {
-	uint64_t	samples = 0, us = 0;
-	size_t		i, n = flame_tree_nnodes(t);
+	uint64_t	samples = flame_tree_total_samples(t), us = flame_tree_total_us(t);
 
-	for (i = 0; i < n; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-
-		if (x->parent < 0) {
-			samples += x->total_samples;
-			us += x->total_us;
-		}
-	}
 	if (samples == 0 || us > INT64_MAX / 1000)
 		return 0;
 	return (int64_t)((us * 1000 + samples / 2) / samples);

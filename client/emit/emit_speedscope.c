@@ -40,60 +40,77 @@ put_frames(const struct flame_tree *t, struct membuf *out)
 	membuf_puts(out, "]},");
 }
 
-/* "samples" and "weights" of the nodes [from, to), one subtree in pre-order;
- * path holds the frame indexes from the root down to the current node. */
+/* Open a sampled profile named name, worth total; its samples follow. */
 static void
-put_samples(const struct flame_tree *t, size_t from, size_t to, bool timed,
-	    uint32_t *path, struct membuf *out)
+open_profile(struct membuf *out, const char *name, uint64_t total, bool timed)
 {
-	const char	*sep = "";
-	size_t		i;
-	uint32_t	d;
+	membuf_puts(out, "{\"type\":\"sampled\",\"name\":");
+	json_string(out, name);
+	membuf_puts(out, timed ? ",\"unit\":\"microseconds\"" : ",\"unit\":\"none\"");
+	membuf_puts(out, ",\"startValue\":0,\"endValue\":");
+	json_u64(out, total);
+	membuf_puts(out, ",\"samples\":[");
+}
 
-	membuf_puts(out, "\"samples\":[");
-	for (i = from; i < to; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
+/* Close it: its weights were gathered beside its samples. */
+static void
+close_profile(struct membuf *out, struct membuf *weights)
+{
+	membuf_puts(out, "],\"weights\":[");
+	membuf_append(out, weights->data ? weights->data : "", weights->len);
+	membuf_puts(out, "]}");
+	if (weights->failed)
+		out->failed = 1;
+	membuf_reset(weights);
+}
 
+/*
+ * One sampled profile per root, each followed by its subtree in the walk:
+ * a sample per node with a self value, the frame indexes from the root
+ * down (path[]), its weight gathered aside.  An empty tree is one empty
+ * profile named name.
+ */
+static int
+put_profiles(const struct flame_tree *t, const char *name, bool timed,
+	     uint32_t *path, struct membuf *out)
+{
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
+	struct membuf		weights;
+	bool			first = true;
+	uint32_t		d;
+
+	if (w == NULL)
+		return -ENOMEM;
+	membuf_init(&weights);
+	while ((x = flame_walk_next(w)) != NULL) {
+		if (x->depth == 0) {
+			if (x->id)
+				close_profile(out, &weights);
+			membuf_puts(out, x->id ? "," : "");
+			open_profile(out, flame_tree_function(t, x->function)->name,
+				     timed ? x->total_us : x->total_samples, timed);
+			first = true;
+		}
 		path[x->depth] = x->function;
 		if (self_value(x, timed) == 0)
 			continue;
-		membuf_puts(out, sep);
-		sep = ",";
+		membuf_puts(out, first ? "" : ",");
+		membuf_puts(&weights, first ? "" : ",");
+		first = false;
 		for (d = 0; d <= x->depth; d++) {
 			membuf_puts(out, d ? "," : "[");
 			json_u64(out, path[d]);
 		}
 		membuf_puts(out, "]");
+		json_u64(&weights, self_value(x, timed));
 	}
-	membuf_puts(out, "],\"weights\":[");
-	for (sep = "", i = from; i < to; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-
-		if (self_value(x, timed) == 0)
-			continue;
-		membuf_puts(out, sep);
-		sep = ",";
-		json_u64(out, self_value(x, timed));
-	}
-	membuf_puts(out, "]");
-}
-
-/* One sampled profile: the subtree of root (nodes [root, end)), or an empty
- * one named name when root is past the end (an empty tree). */
-static void
-put_profile(const struct flame_tree *t, size_t root, size_t end, const char *name,
-	    bool timed, uint32_t *path, struct membuf *out)
-{
-	const struct flame_node *x = root < end ? flame_tree_node(t, root) : NULL;
-
-	membuf_puts(out, "{\"type\":\"sampled\",\"name\":");
-	json_string(out, x ? flame_tree_function(t, x->function)->name : name);
-	membuf_puts(out, timed ? ",\"unit\":\"microseconds\"" : ",\"unit\":\"none\"");
-	membuf_puts(out, ",\"startValue\":0,\"endValue\":");
-	json_u64(out, x == NULL ? 0 : timed ? x->total_us : x->total_samples);
-	membuf_puts(out, ",");
-	put_samples(t, root, end, timed, path, out);
-	membuf_puts(out, "}");
+	if (flame_tree_nnodes(t) == 0)
+		open_profile(out, name, 0, timed);
+	close_profile(out, &weights);
+	membuf_free(&weights);
+	flame_walk_free(w);
+	return 0;
 }
 
 /* The file's name: "java, archive web01, 2026-... to ..." */
@@ -122,23 +139,18 @@ emit_speedscope(const struct profile *p, const struct emit_options *o, struct me
 {
 	const struct flame_tree *t = p->tree;
 	bool		timed = event_measure(o ? o->event : "on-cpu")->time_type != NULL;
-	size_t		n = flame_tree_nnodes(t), root = 0, next;
 	uint32_t	*path = malloc((flame_tree_max_depth(t) + 1) * sizeof(*path));
+	int		sts;
 
 	if (path == NULL)
 		return -ENOMEM;
 	membuf_puts(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",");
 	put_frames(t, out);
 	membuf_puts(out, "\"profiles\":[");
-	do {	/* roots are siblings, each followed by its subtree */
-		next = root < n && flame_tree_node(t, root)->next_sibling ?
-		       flame_tree_node(t, root)->next_sibling : n;
-		membuf_puts(out, root ? "," : "");
-		put_profile(t, root, next, p->name, timed, path, out);
-	} while ((root = next) < n);
+	sts = put_profiles(t, p->name, timed, path, out);
 	membuf_puts(out, "],\"name\":");
 	put_name(p, o, out);
 	membuf_puts(out, ",\"activeProfileIndex\":0,\"exporter\":\"" EXPORTER "\"}\n");
 	free(path);
-	return out->failed ? -ENOMEM : 0;
+	return sts < 0 || out->failed ? -ENOMEM : 0;
 }

@@ -33,31 +33,37 @@
 
 struct svg_layout {
 	const struct emit_options *opt;
-	uint64_t	total;		/* samples under all roots */
+	uint64_t	total;		/* samples under all roots: the width */
+	uint64_t	now_total;	/* the current profile's (not the baseline's) */
 	double		scale;		/* pixels per sample */
 	double		minwidth;
 	unsigned	width, height;
 	unsigned	top, bottom;	/* padding for title and for details */
 	unsigned	all_frame;	/* 1 if an "all" frame is drawn under the roots */
+	bool		diff;		/* a differential tree: coloured by change */
+	uint64_t	max_change;	/* the largest |current - baseline| of a frame */
+};
+
+/* What one frame shows: its widths' value and, in a differential graph,
+ * both sides' (current, baseline). */
+struct svg_value {
+	uint64_t	width;		/* samples the frame is wide */
+	uint64_t	now, base;
 };
 
 static void
 compute_layout(const struct flame_tree *t, const struct emit_options *o,
 	       struct svg_layout *l)
 {
-	size_t		i, n = flame_tree_nnodes(t), roots = 0;
 	unsigned	levels;
 
 	memset(l, 0, sizeof(*l));
 	l->opt = o;
-	for (i = 0; i < n; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-		if (x->parent < 0) {
-			l->total += x->total_samples;
-			roots++;
-		}
-	}
-	l->all_frame = roots > 1;
+	l->diff = flame_tree_has_baseline(t);
+	l->now_total = flame_tree_total_samples(t);
+	l->total = l->diff && o->negate ? flame_tree_base_total_samples(t) :
+		   flame_tree_total_samples(t);
+	l->all_frame = flame_tree_nroots(t) > 1;
 	l->width = o->width >= 2 * XPAD + 100 ? o->width : 2 * XPAD + 100;
 	l->scale = l->total ? (double)(l->width - 2 * XPAD) / (double)l->total : 0;
 	l->minwidth = o->minwidth > MIN_DRAWN ? o->minwidth : MIN_DRAWN;
@@ -113,26 +119,67 @@ frame_y(const struct svg_layout *l, unsigned level)
 	return l->height - l->bottom - (level + 1) * FRAME_HEIGHT;
 }
 
+static uint64_t
+change(const struct svg_value *v)
+{
+	return v->now > v->base ? v->now - v->base : v->base - v->now;
+}
+
+/* flamegraph.pl's differential colours: red grown, blue shrunk, paler
+ * as the change is smaller against the largest; white unchanged. */
+static struct rgb
+change_colour(const struct svg_layout *l, const struct svg_value *v)
+{
+	unsigned	pale = l->max_change ? (unsigned)(210 - 210 * (double)change(v) /
+					   (double)l->max_change) : 210;
+	struct rgb	c = { 255, 255, 255 };
+
+	if (v->now > v->base)
+		c.g = c.b = pale;
+	else if (v->now < v->base)
+		c.r = c.g = pale;
+	return c;
+}
+
+/* The title's numbers: "N samples, P%", and in a differential graph
+ * "; baseline M, +D (+Q%)" (Q of the baseline's value). */
+static void
+frame_numbers(struct membuf *out, const struct svg_layout *l, const struct svg_value *v)
+{
+	uint64_t	shown = l->diff ? v->now : v->width;
+	uint64_t	all = l->diff ? l->now_total : l->total;
+
+	membuf_printf(out, " (%" PRIu64 " ", shown);
+	xml_escape(out, l->opt->count_name ? l->opt->count_name : "samples");
+	membuf_printf(out, ", %.2f%%", all ? 100.0 * (double)shown / (double)all : 0.0);
+	if (l->diff) {
+		membuf_printf(out, "; baseline %" PRIu64 ", %c%" PRIu64, v->base,
+			      v->now >= v->base ? '+' : '-', change(v));
+		if (v->base > 0)
+			membuf_printf(out, " (%c%.2f%%)", v->now >= v->base ? '+' : '-',
+				      100.0 * (double)change(v) / (double)v->base);
+	}
+	membuf_puts(out, ")");
+}
+
 /* One frame; label cut to what fits, as the script does when zooming. */
 static void
 svg_frame(struct membuf *out, const struct svg_layout *l, const char *name, char type,
-	  uint64_t start, uint64_t samples, unsigned level)
+	  uint64_t start, const struct svg_value *v, unsigned level)
 {
 	double		x = XPAD + (double)start * l->scale;
-	double		w = (double)samples * l->scale;
+	double		w = (double)v->width * l->scale;
 	unsigned	y = frame_y(l, level);
 	size_t		chars = (size_t)floor(w / (FONT_SIZE * FONT_WIDTH));
 	size_t		len = xml_text_length(name);
-	struct rgb	c = frame_colour(type, name);
+	struct rgb	c = l->diff ? change_colour(l, v) : frame_colour(type, name);
 
 	membuf_puts(out, "<g><title>");
 	xml_escape(out, name);
-	membuf_printf(out, " (%" PRIu64 " ", samples);
-	xml_escape(out, l->opt->count_name ? l->opt->count_name : "samples");
-	membuf_printf(out, ", %.2f%%)</title>"
+	frame_numbers(out, l, v);
+	membuf_printf(out, "</title>"
 		"<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" "
 		"fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
-		100.0 * (double)samples / (double)l->total,
 		x, y, w, FRAME_HEIGHT - 1, c.r, c.g, c.b, x + 3, y + FRAME_HEIGHT / 2.0 + 3.5);
 	if (chars >= 3 && len <= chars)
 		xml_escape(out, name);
@@ -143,37 +190,75 @@ svg_frame(struct membuf *out, const struct svg_layout *l, const char *name, char
 	membuf_puts(out, "</text></g>\n");
 }
 
+static struct svg_value
+node_value(const struct svg_layout *l, const struct flame_node *x)
+{
+	struct svg_value	v = { x->total_samples, x->total_samples, x->base_total_samples };
+
+	if (l->diff && l->opt->negate)
+		v.width = x->base_total_samples;
+	return v;
+}
+
+/* The largest change of a frame, which the colours are scaled to. */
+static int
+max_change(const struct flame_tree *t, struct svg_layout *l)
+{
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
+
+	if (w == NULL)
+		return -ENOMEM;
+	while ((x = flame_walk_next(w)) != NULL) {
+		struct svg_value v = node_value(l, x);
+
+		if (change(&v) > l->max_change)
+			l->max_change = change(&v);
+	}
+	flame_walk_free(w);
+	return 0;
+}
+
 /*
- * Frames in pre-order.  A node starts where its parent's next free sample
- * offset is (next[]); frames narrower than minwidth are left out, and so,
- * being narrower still, are their callees.
+ * Frames in pre-order.  A node starts where the next free sample offset
+ * at its depth is (at[]): its parent's start for a first child, its
+ * previous sibling's end otherwise.  Frames narrower than minwidth are
+ * left out, and so, being narrower still, are their callees.
  */
 static int
 svg_frames(struct membuf *out, const struct flame_tree *t, const struct svg_layout *l)
 {
-	size_t		i, n = flame_tree_nnodes(t);
-	uint64_t	*next = malloc((n + 1) * sizeof(*next));
-	uint64_t	next_root = 0, start;
+	uint64_t		*at = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*at));
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
 
-	if (next == NULL)
+	if (at == NULL || w == NULL) {
+		free(at);
+		flame_walk_free(w);
 		return -ENOMEM;
+	}
 	membuf_puts(out, "<g id=\"frames\">\n");
-	if (l->all_frame)
-		svg_frame(out, l, "all", 'H', 0, l->total, 0);
-	for (i = 0; i < n && !out->failed; i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
-		const struct flame_function *f = flame_tree_function(t, x->function);
-		uint64_t *from = x->parent < 0 ? &next_root : &next[x->parent];
+	if (l->all_frame) {
+		struct svg_value all = { l->total, flame_tree_total_samples(t),
+					 flame_tree_base_total_samples(t) };
 
-		start = *from;
-		*from += x->total_samples;
-		next[i] = start;
-		if ((double)x->total_samples * l->scale >= l->minwidth)
-			svg_frame(out, l, f->name, f->type, start, x->total_samples,
-				  x->depth + l->all_frame);
+		svg_frame(out, l, "all", 'H', 0, &all, 0);
+	}
+	while ((x = flame_walk_next(w)) != NULL && !out->failed) {
+		struct svg_value	v = node_value(l, x);
+		uint64_t		start = at[x->depth];
+
+		at[x->depth] += v.width;
+		at[x->depth + 1] = start;
+		if ((double)v.width * l->scale >= l->minwidth) {
+			const struct flame_function *f = flame_tree_function(t, x->function);
+
+			svg_frame(out, l, f->name, f->type, start, &v, x->depth + l->all_frame);
+		}
 	}
 	membuf_puts(out, "</g>\n");
-	free(next);
+	flame_walk_free(w);
+	free(at);
 	return 0;
 }
 
@@ -189,6 +274,8 @@ emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf
 		o = &defaults;
 	}
 	compute_layout(t, o, &l);
+	if (l.diff && max_change(t, &l) < 0)
+		return -ENOMEM;
 	svg_header(out, &l);
 	if (l.total == 0)
 		membuf_printf(out, "<g id=\"frames\"></g>\n<text x=\"%.2f\" y=\"%u\" "

@@ -153,7 +153,7 @@ heatmaps_add(void *arg, const struct stack_sample *s)
 	if (s->count == 0 || (h->filter && !selection_wants(h->filter, s)))
 		return 0;
 	if ((e = host_entry(h, s->host)) == NULL ||
-	    stack_path_split(&h->path, s, false) < 0)
+	    stack_path_split(&h->path, s, ROOT_PROCESS) < 0)
 		return -ENOMEM;
 	if ((sts = ensure_map(e, DEFAULT_ROWS)) < 0)
 		return sts;

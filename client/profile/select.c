@@ -9,11 +9,11 @@
  * is the only honest single picture), and memory stays at one tree.
  */
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/array.h"
+#include "common/bounded_regex.h"
 #include "heatmap.h"
 #include "select.h"
 #include "stack_path.h"
@@ -28,11 +28,11 @@ struct group {
 
 struct selection {
 	struct select_options opts;
-	regex_t		re;
-	bool		have_re;
+	struct bounded_regex *re;	/* --process, or NULL */
 	struct group	*groups;
 	size_t		ngroups, cap;
 	size_t		last;		/* cache: consecutive samples share a group */
+	bool		fleet;		/* --total saw a second host: one fleet view */
 	uint64_t	samples;
 	struct stack_path path;		/* scratch: a sample split */
 };
@@ -41,32 +41,18 @@ struct selection *
 selection_new(const struct select_options *o, char *err, size_t errlen)
 {
 	struct selection	*sel = calloc(1, sizeof(*sel));
-	char			*anchored;
-	int			sts;
+	char			why[160];
 
 	if (sel == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	sel->opts = *o;
-	if (o->process != NULL) {
-		/* the regex must match the whole name: "java" is not "javac" */
-		if (asprintf(&anchored, "^(%s)$", o->process) < 0) {
-			free(sel);
-			snprintf(err, errlen, "out of memory");
-			return NULL;
-		}
-		sts = regcomp(&sel->re, anchored, REG_EXTENDED | REG_NOSUB);
-		free(anchored);
-		if (sts != 0) {
-			char	msg[128];
-
-			regerror(sts, &sel->re, msg, sizeof(msg));
-			snprintf(err, errlen, "--process %s: %s", o->process, msg);
-			free(sel);
-			return NULL;
-		}
-		sel->have_re = true;
+	/* the regex must match the whole name: "java" is not "javac" */
+	if (o->process != NULL && (sel->re = bounded_regex_whole(o->process, why, sizeof(why))) == NULL) {
+		snprintf(err, errlen, "--process %s: %s", o->process, why);
+		free(sel);
+		return NULL;
 	}
 	return sel;
 }
@@ -90,8 +76,7 @@ selection_free(struct selection *sel)
 	for (i = 0; i < sel->ngroups; i++)
 		group_clear(&sel->groups[i]);
 	free(sel->groups);
-	if (sel->have_re)
-		regfree(&sel->re);
+	bounded_regex_free(sel->re);
 	stack_path_free(&sel->path);
 	free(sel);
 }
@@ -110,8 +95,9 @@ wanted(const struct selection *sel, const struct stack_sample *s)
 		if (i == sel->opts.npids)
 			return false;
 	}
-	if (sel->have_re && strcmp(sel->opts.process, s->process) != 0 &&
-	    regexec(&sel->re, s->process, 0, NULL, 0) != 0)
+	/* a match stopped by the regex's limits selects nothing */
+	if (sel->re != NULL && strcmp(sel->opts.process, s->process) != 0 &&
+	    bounded_regex_match(sel->re, s->process) != 1)
 		return false;
 	return true;
 }
@@ -161,117 +147,188 @@ add_group(struct selection *sel, const char *host, const char *process, uint32_t
 }
 
 /*
- * Add every path of a process tree to a host view, under Total -> [p]
- * process.  After flame_tree_finish() nodes come in pre-order, so
- * path[0..depth-1] always holds the current node's ancestors.
+ * Add every path of tree t to total with its root replaced by
+ * Total -> layer: a process tree joins a host view under "[p] process",
+ * a host view joins the fleet view under "[h] host".  After
+ * flame_tree_finish() nodes come in pre-order, so path[0..depth-1]
+ * always holds the current node's ancestors.
  */
 static int
-reroot_into(struct flame_tree *total, struct flame_tree *t, const char *process)
+reroot_into(struct flame_tree *total, struct flame_tree *t, const char *layer)
 {
-	const char	**path;
-	char		*pframe = NULL;
-	size_t		i, nn;
-	int		sts;
+	const char		**path;
+	struct flame_walk	*w;
+	const struct flame_node	*nd;
+	int			sts;
 
+	flame_tree_normalize_baseline(t, 0);	/* once, in the tree it goes to */
 	if ((sts = flame_tree_finish(t)) < 0)
 		return sts;
-	nn = flame_tree_nnodes(t);
 	path = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*path));
-	if (path == NULL || asprintf(&pframe, "[p] %s", process) < 0) {
+	w = flame_walk_new(t);
+	if (path == NULL || w == NULL) {
 		free(path);
+		flame_walk_free(w);
 		return -ENOMEM;
 	}
 	path[0] = "Total";
-	path[1] = pframe;
-	for (i = 0; i < nn && sts == 0; i++) {
-		const struct flame_node	*nd = flame_tree_node(t, i);
-
+	path[1] = layer;
+	while (sts == 0 && (nd = flame_walk_next(w)) != NULL) {
 		if (nd->depth > 0)
 			path[nd->depth + 1] = flame_tree_function(t, nd->function)->name;
 		if (nd->self_samples > 0 || nd->self_us > 0)
 			sts = flame_tree_add(total, path, nd->depth + 2,
 					     nd->self_samples, nd->self_us);
+		if (sts == 0 && (nd->base_self_samples > 0 || nd->base_self_us > 0))
+			sts = flame_tree_add_baseline(total, path, nd->depth + 2,
+						      nd->base_self_samples, nd->base_self_us);
 	}
-	free(pframe);
+	flame_walk_free(w);
 	free(path);
 	return sts;
 }
 
-/* A second process on g's host: turn g into the host's view. */
+/*
+ * g's tree goes one level down: a process tree (g->process set) into its
+ * host's view, a host view into the fleet's (g->host becomes FLEET_HOST).
+ */
 static int
-make_host_view(struct group *g)
+reroot_group(struct group *g)
 {
 	struct flame_tree	*total = flame_tree_new();
-	char			*empty = strdup("");
-	int			sts;
+	bool			fleet = g->process[0] == '\0';
+	char			*layer = NULL, *empty = strdup(""), *fleet_host = strdup(FLEET_HOST);
+	int			sts = -ENOMEM;
 
-	if (total == NULL || empty == NULL ||
-	    (sts = reroot_into(total, g->tree, g->process)) < 0) {
+	if (total != NULL && empty != NULL && fleet_host != NULL &&
+	    asprintf(&layer, fleet ? "[h] %s" : "[p] %s", fleet ? g->host : g->process) >= 0)
+		sts = reroot_into(total, g->tree, layer);
+	free(layer);
+	if (sts < 0) {
 		if (total != NULL)
 			flame_tree_free(total);
 		free(empty);
+		free(fleet_host);
 		return -ENOMEM;
 	}
 	flame_tree_free(g->tree);
 	g->tree = total;
-	free(g->process);
-	g->process = empty;
+	if (fleet) {
+		free(g->host);
+		g->host = fleet_host;
+		free(empty);
+	} else {
+		free(g->process);
+		g->process = empty;
+		free(fleet_host);
+	}
 	return 0;
 }
 
+/* The host a sample's profile belongs to: FLEET_HOST with --merge-hosts. */
+static const char *
+host_of(const struct selection *sel, const struct stack_sample *s)
+{
+	return sel->opts.merge_hosts ? FLEET_HOST : s->host;
+}
+
+/* --total: the host's view, or once a second host shows up the fleet
+ * view, into which the first host's view goes under [h] host. */
+static struct group *
+total_group(struct selection *sel, const struct stack_sample *s, enum stack_root *root)
+{
+	const char	*host = host_of(sel, s);
+	struct group	*g;
+
+	if (sel->fleet) {
+		*root = ROOT_FLEET;
+		return lookup_group(sel, FLEET_HOST, "", 0);
+	}
+	*root = ROOT_HOST;
+	if ((g = lookup_group(sel, host, "", 0)) != NULL)
+		return g;
+	if (sel->ngroups == 0)
+		return add_group(sel, host, "", 0);
+	/* one host view there, of another host: the fleet's now */
+	g = &sel->groups[0];
+	if (reroot_group(g) < 0)
+		return NULL;
+	sel->fleet = true;
+	*root = ROOT_FLEET;
+	return g;
+}
+
 /*
- * The tree a sample goes to; *host_view tells whether it is a host view
- * (paths start Total, [p] process).
+ * The tree a sample goes to, and the root its path takes there: the
+ * process's tree, the host view (Total, [p] process), or with --total
+ * and several hosts the fleet view (Total, [h] host, [p] process).
  */
 static struct group *
-group_for(struct selection *sel, const struct stack_sample *s, bool *host_view)
+group_for(struct selection *sel, const struct stack_sample *s, enum stack_root *root)
 {
+	const char	*host = host_of(sel, s);
 	struct group	*g;
 	size_t		i;
 
 	if (sel->opts.multi_instance) {
-		*host_view = false;
-		g = lookup_group(sel, s->host, s->process, s->pid);
-		return g ? g : add_group(sel, s->host, s->process, s->pid);
+		*root = ROOT_PROCESS;
+		g = lookup_group(sel, host, s->process, s->pid);
+		return g ? g : add_group(sel, host, s->process, s->pid);
 	}
-	*host_view = true;
-	if ((g = lookup_group(sel, s->host, "", 0)) != NULL)
-		return g;
 	if (sel->opts.total)
-		return add_group(sel, s->host, "", 0);
-	*host_view = false;
-	if ((g = lookup_group(sel, s->host, s->process, 0)) != NULL)
+		return total_group(sel, s, root);
+	*root = ROOT_HOST;
+	if ((g = lookup_group(sel, host, "", 0)) != NULL)
+		return g;
+	*root = ROOT_PROCESS;
+	if ((g = lookup_group(sel, host, s->process, 0)) != NULL)
 		return g;
 	for (i = 0; i < sel->ngroups; i++) {
 		g = &sel->groups[i];
-		if (strcmp(g->host, s->host) == 0) {
+		if (strcmp(g->host, host) == 0) {
 			/* not its process, not a host view: another process */
-			*host_view = true;
-			return make_host_view(g) < 0 ? NULL : g;
+			*root = ROOT_HOST;
+			return reroot_group(g) < 0 ? NULL : g;
 		}
 	}
-	return add_group(sel, s->host, s->process, 0);
+	return add_group(sel, host, s->process, 0);
 }
 
-int
-selection_add(void *arg, const struct stack_sample *s)
+static int
+add(struct selection *sel, const struct stack_sample *s, bool baseline)
 {
-	struct selection	*sel = arg;
 	struct group		*g;
-	bool			host_view;
+	enum stack_root		root;
 	int			sts;
 
 	if (!wanted(sel, s) || s->count == 0)
 		return 0;
-	if ((g = group_for(sel, s, &host_view)) == NULL ||
-	    stack_path_split(&sel->path, s, host_view) < 0)
+	if ((g = group_for(sel, s, &root)) == NULL ||
+	    stack_path_split(&sel->path, s, root) < 0)
 		return -ENOMEM;
+	if (sel->opts.normalize)
+		flame_tree_normalize_baseline(g->tree, 1);
+	if (baseline)
+		return flame_tree_add_baseline(g->tree, sel->path.v, sel->path.n,
+					       s->count, s->value_us);
 	if ((sts = flame_tree_add(g->tree, sel->path.v, sel->path.n, s->count, s->value_us)) < 0)
 		return sts;
 	g->samples += s->count;
 	g->value_us += s->value_us;
 	sel->samples += s->count;
 	return 0;
+}
+
+int
+selection_add(void *arg, const struct stack_sample *s)
+{
+	return add(arg, s, false);
+}
+
+int
+selection_add_baseline(void *arg, const struct stack_sample *s)
+{
+	return add(arg, s, true);
 }
 
 uint64_t
@@ -334,6 +391,7 @@ selection_take(struct selection *sel, double start, double end,
 		group_clear(&sel->groups[i]);
 	sel->ngroups = sel->last = 0;
 	sel->samples = 0;
+	sel->fleet = false;
 	if (sts < 0) {
 		profiles_free(out, n);
 		return sts;

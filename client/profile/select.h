@@ -3,7 +3,10 @@
  * --event) and arrange them into profiles: one tree per host, rooted at the
  * process, or at Total (host view: Total -> [p] process -> [t] thread ->
  * frames) with --total or when several processes were selected; with
- * --multi-instance one tree per process.
+ * --multi-instance one tree per process.  With --total and several hosts
+ * one fleet view, Total -> [h] host -> [p] process -> ...; with
+ * --merge-hosts the hosts are one (FLEET_HOST), so a process's stacks
+ * from every host make one profile.
  */
 #ifndef SELECT_H
 #define SELECT_H
@@ -21,7 +24,13 @@ struct select_options {
 	const char	*event;		/* keep records of this event type; NULL = all */
 	bool		total;		/* host view */
 	bool		multi_instance;	/* one profile per process */
+	bool		normalize;	/* differential: baseline scaled to the same total */
+	bool		merge_hosts;	/* one profile per process across all hosts */
 };
+
+/* The host of a profile of several hosts: --total's fleet view (Total ->
+ * [h] host -> [p] process -> ...), and --merge-hosts' profiles. */
+#define FLEET_HOST	"fleet"
 
 /* What a profile holds, and so which formats render it. */
 enum profile_kind {
@@ -51,6 +60,11 @@ void selection_free(struct selection *sel);
 
 /* A stack_sample_fn: arg is the selection.  Filtered samples return 0. */
 int selection_add(void *sel, const struct stack_sample *s);
+
+/* The same for the baseline of a differential profile (--baseline): the
+ * sample goes to the second column of the tree it would go to.  Baseline
+ * samples alone make no profile's sample count. */
+int selection_add_baseline(void *sel, const struct stack_sample *s);
 
 /* Would selection_add keep this sample?  (Heat maps filter their
  * per-second stacks with it.) */

@@ -8,51 +8,58 @@
 #include "common/array.h"
 #include "stack_path.h"
 
-/* buf = ["[p] process\0"] ["[t] thread\0"] "stack\0", split in place */
-static int
-fill(struct stack_path *p, const struct stack_sample *s, bool host_view,
-     size_t *thread_at, size_t *stack_at)
+/* "[x] name\0" at *at in p->buf (room reserved); its start. */
+static char *
+put_layer(struct stack_path *p, size_t *at, const char *prefix, const char *name, size_t len)
 {
-	size_t	plen = host_view ? strlen(s->process) + 5 : 0;
-	size_t	tlen = s->thread ? strlen(s->thread) + 5 : 0;
-	size_t	slen = strlen(s->stack) + 1;
+	char	*start = p->buf + *at;
 
-	if (array_reserve(&p->buf, &p->buflen, plen + tlen + slen) < 0)
+	memcpy(start, prefix, 4);
+	memcpy(start + 4, name, len + 1);
+	*at += len + 5;
+	return start;
+}
+
+/* buf = ["[h] host\0"] ["[p] process\0"] ["[t] thread\0"] "stack\0", the
+ * layers on the path; *stack_at: where the stack starts in buf. */
+static int
+fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root,
+     size_t *stack_at)
+{
+	size_t	hlen = root == ROOT_FLEET ? strlen(s->host) : 0;
+	size_t	plen = root != ROOT_PROCESS ? strlen(s->process) : 0;
+	size_t	tlen = s->thread ? strlen(s->thread) : 0;
+	size_t	slen = strlen(s->stack) + 1, at = 0;
+
+	if (array_reserve(&p->buf, &p->buflen, hlen + plen + tlen + slen + 15) < 0)
 		return -ENOMEM;
-	if (host_view) {
-		memcpy(p->buf, "[p] ", 4);
-		memcpy(p->buf + 4, s->process, plen - 4);
-	}
-	*thread_at = plen;
-	if (s->thread) {
-		memcpy(p->buf + plen, "[t] ", 4);
-		memcpy(p->buf + plen + 4, s->thread, tlen - 4);
-	}
-	*stack_at = plen + tlen;
-	memcpy(p->buf + *stack_at, s->stack, slen);
+	p->n = 0;
+	if (root != ROOT_PROCESS)
+		p->v[p->n++] = "Total";
+	if (root == ROOT_FLEET)
+		p->v[p->n++] = put_layer(p, &at, "[h] ", s->host, hlen);
+	if (root != ROOT_PROCESS)
+		p->v[p->n++] = put_layer(p, &at, "[p] ", s->process, plen);
+	else
+		p->v[p->n++] = s->process;
+	if (s->thread)
+		p->v[p->n++] = put_layer(p, &at, "[t] ", s->thread, tlen);
+	memcpy(p->buf + at, s->stack, slen);
+	*stack_at = at;
 	return 0;
 }
 
 int
-stack_path_split(struct stack_path *p, const struct stack_sample *s, bool host_view)
+stack_path_split(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
 {
-	size_t		nframes = 4, thread_at, stack_at;
+	size_t		nframes = 5, stack_at;
 	const char	*c;
 	char		*f, *semi;
 
 	for (c = s->stack; *c; c++)
 		nframes += *c == ';';
-	if (array_reserve(&p->v, &p->cap, nframes) < 0 ||
-	    fill(p, s, host_view, &thread_at, &stack_at) < 0)
+	if (array_reserve(&p->v, &p->cap, nframes) < 0 || fill(p, s, root, &stack_at) < 0)
 		return -ENOMEM;
-	p->n = 0;
-	if (host_view) {
-		p->v[p->n++] = "Total";
-		p->v[p->n++] = p->buf;
-	} else
-		p->v[p->n++] = s->process;
-	if (s->thread)
-		p->v[p->n++] = p->buf + thread_at;
 	for (f = p->buf + stack_at; f != NULL; f = semi) {
 		if ((semi = strchr(f, ';')) != NULL)
 			*semi++ = '\0';

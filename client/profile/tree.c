@@ -1,15 +1,16 @@
 /*
  * tree.c - merge stacks into a function/node tree (see tree.h).
  *
- * Built for large profiles (1M samples, 100k distinct stacks):
- *  - each distinct (name, type) is interned once (common/intern.h);
- *  - a node is found by an open-addressing hash on (parent, function) whose
- *    slots hold the key (tree_index.c): one probe per frame, no per-node
- *    malloc, and the node array is touched only to create a node;
- *  - the frames a stack shares with the previous one are not looked up at
- *    all: folded input is usually sorted, so most prefixes repeat;
- *  - flame_tree_finish() sorts siblings by name and renumbers the nodes in
- *    pre-order in place (tree_finish.c).
+ * Built for large profiles (1M samples, 100k distinct stacks, 3M nodes):
+ *  - each distinct (name, type) is interned once (common/intern.h), and a
+ *    stack becomes its function ids, appended to one array;
+ *  - a stack seen before is found whole by a hash of those ids and only
+ *    adds its values (tree_index.c), so a long live run holds each
+ *    distinct stack once;
+ *  - names shared with the previous stack are not looked up again:
+ *    folded input is usually sorted, so most prefixes repeat;
+ *  - no node exists until flame_tree_finish() sorts the stacks
+ *    (tree_finish.c); a walk then derives the nodes (tree_walk.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ function_type_n(const char *name, size_t len, int is_root)
 		return len == 5 && memcmp(name, "Total", 5) == 0 ? 'H' : 'P';
 	if (len >= 4 && name[0] == '[' && name[2] == ']' && name[3] == ' ') {
 		switch (name[1]) {
+		case 'h': return 'H';
 		case 'p': return 'P';
 		case 't': return 'T';
 		case 'k': return 'K';
@@ -66,8 +68,15 @@ flame_tree_free(struct flame_tree *t)
 	tree_index_free(t);
 	intern_free(&t->names);
 	free(t->last);
+	free(t->frames);
+	free(t->stacks);
 	free(t->functions);
-	free(t->nodes);
+	free(t->cum_samples);
+	free(t->cum_us);
+	free(t->base);
+	free(t->cum_base_samples);
+	free(t->cum_base_us);
+	free(t->next_lower);
 	free(t);
 }
 
@@ -77,7 +86,7 @@ flame_tree_set_object_leaves(struct flame_tree *t, int on)
 	t->object_leaves = on;
 }
 
-/* How many leading frames of path are those of the previous stack.  With
+/* How many leading names of path are those of the previous stack.  With
  * object leaves a last frame differs in type from the same name above it,
  * so neither stack's last frame is taken from the cache. */
 static size_t
@@ -92,38 +101,67 @@ shared_prefix(const struct flame_tree *t, const char *const *path, size_t n)
 	return i;
 }
 
-int
-flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
-	       uint64_t samples, uint64_t value_us)
+static int
+add_stack(struct flame_tree *t, const char *const *path, size_t n,
+	  const struct tree_values *v, int baseline)
 {
-	uint32_t	parent, fid, nid;
-	size_t		i;
+	size_t		first = t->nframes, shared, i;
+	uint32_t	fid;
 	int		sts;
 
-	if (t->finished || n == 0)
+	if (t->finished || n == 0 || n >= UINT32_MAX)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (path[i] == NULL)
 			return -EINVAL;
-	if (array_reserve(&t->last, &t->last_cap, n) < 0)
+	if (array_reserve(&t->last, &t->last_cap, n) < 0 ||
+	    array_reserve(&t->frames, &t->frames_cap, first + n) < 0)
 		return -ENOMEM;
-	t->last_len = i = shared_prefix(t, path, n);
-	parent = i ? t->last[i - 1].node : NO_INDEX;
-	for (; i < n; i++) {
+	t->last_len = shared = shared_prefix(t, path, n);
+	for (i = 0; i < shared; i++)
+		t->frames[first + i] = t->last[i].function;
+	for (i = shared; i < n; i++) {
 		char type = t->object_leaves && i == n - 1 && i > 0 ? 'O' :
 			    function_type(path[i], i == 0);
 
-		if ((sts = tree_intern_function(t, path[i], type, &fid)) < 0 ||
-		    (sts = tree_child_node(t, parent, fid, &nid)) < 0)
+		if ((sts = tree_intern_function(t, path[i], type, &fid)) < 0)
 			return sts;
+		t->frames[first + i] = fid;
 		t->last[i].name = intern_name(&t->names, fid);	/* in cache: just compared */
-		t->last[i].node = parent = nid;
+		t->last[i].function = fid;
 		t->last_len = i + 1;
 	}
-	nid = t->last[n - 1].node;
-	t->nodes[nid].self_samples += samples;
-	t->nodes[nid].self_us += value_us;
-	return 0;
+	return tree_commit_stack(t, n, v, baseline);
+}
+
+int
+flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
+	       uint64_t samples, uint64_t value_us)
+{
+	struct tree_values	v = { samples, value_us };
+
+	return add_stack(t, path, n, &v, 0);
+}
+
+int
+flame_tree_add_baseline(struct flame_tree *t, const char *const *path, size_t n,
+			uint64_t samples, uint64_t value_us)
+{
+	struct tree_values	v = { samples, value_us };
+
+	return add_stack(t, path, n, &v, 1);
+}
+
+int
+flame_tree_has_baseline(const struct flame_tree *t)
+{
+	return t->base != NULL;
+}
+
+void
+flame_tree_normalize_baseline(struct flame_tree *t, int on)
+{
+	t->normalize = on;
 }
 
 /* ---- accessors -------------------------------------------------------- */
@@ -134,10 +172,34 @@ flame_tree_nnodes(const struct flame_tree *t)
 	return t->nnodes;
 }
 
-const struct flame_node *
-flame_tree_node(const struct flame_tree *t, size_t i)
+size_t
+flame_tree_nroots(const struct flame_tree *t)
 {
-	return i < t->nnodes ? &t->nodes[i] : NULL;
+	return t->nroots;
+}
+
+uint64_t
+flame_tree_total_samples(const struct flame_tree *t)
+{
+	return t->cum_samples ? t->cum_samples[t->nstacks] : 0;
+}
+
+uint64_t
+flame_tree_total_us(const struct flame_tree *t)
+{
+	return t->cum_us ? t->cum_us[t->nstacks] : 0;
+}
+
+uint64_t
+flame_tree_base_total_samples(const struct flame_tree *t)
+{
+	return t->cum_base_samples ? t->cum_base_samples[t->nstacks] : 0;
+}
+
+uint64_t
+flame_tree_base_total_us(const struct flame_tree *t)
+{
+	return t->cum_base_us ? t->cum_base_us[t->nstacks] : 0;
 }
 
 size_t

@@ -1,10 +1,16 @@
 /*
- * tree_finish.c - turn the tree built by flame_tree_add() into its final,
- * deterministic shape: siblings sorted by (name, type), nodes numbered in
- * pre-order, functions numbered by first appearance, totals summed.
+ * tree_finish.c - turn the stacks added to a tree into its final,
+ * deterministic shape: stacks sorted by the (name, type) order of their
+ * frames, which is the pre-order of the tree with siblings sorted;
+ * functions numbered by first appearance in that order; what a walk needs
+ * to derive each node's totals; the functions' totals.
  *
- * Nodes and functions are permuted in place; the scratch arrays are a few
- * uint32 per node, so finishing a 1M-node tree needs no second node array.
+ * No node is built: after sorting, stack k's nodes are its frames from
+ * depth lcp (the frames it shares with stack k-1) on, and the subtree of
+ * its node at depth d holds stacks k .. e-1, e the first later stack that
+ * shares d frames or fewer.  cum_* give the sums over such a range;
+ * next_lower lets a walk find e in steps that, over a run, add up to the
+ * run's length (tree_walk.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,164 +51,220 @@ function_ranks(const struct flame_tree *t)
 	return rank;
 }
 
-struct child_sort {
-	const struct flame_node	*nodes;
-	const uint32_t		*rank;
-};
-
+/* Stacks in the order of their frames' ranks; a prefix comes first.  The
+ * packed ranks of the first frames decide most comparisons without a
+ * look at frames[], which is large and, in adding order, cold. */
 static int
-compare_children(const void *a, const void *b, void *arg)
+compare_stacks(const void *a, const void *b, void *arg)
 {
-	const struct child_sort *cs = arg;
-	uint32_t ra = cs->rank[cs->nodes[*(const uint32_t *)a].function];
-	uint32_t rb = cs->rank[cs->nodes[*(const uint32_t *)b].function];
+	const struct tree_stack	*x = a, *y = b;
+	const uint32_t		*frames = arg, *p = frames + x->first, *q = frames + y->first;
+	uint32_t		i, n = x->len < y->len ? x->len : y->len;
 
-	return (ra > rb) - (ra < rb);
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	for (i = 0; i < n; i++)
+		if (p[i] != q[i])
+			return p[i] < q[i] ? -1 : 1;
+	return (x->len > y->len) - (x->len < y->len);
 }
 
-static size_t
-parent_slot(const struct flame_node *x, size_t n)
+/* As many first frames as fit in 63 bits, each as rank + 1 (0: no such
+ * frame, so a prefix sorts first), the first in the highest bits. */
+static void
+stack_keys(struct flame_tree *t)
 {
-	return x->parent < 0 ? n : (size_t)x->parent;
+	unsigned	bits = 1, per, i;
+	size_t		k;
+
+	while (bits < 32 && ((uint64_t)1 << bits) < t->nfunctions + 2)
+		bits++;
+	per = 63 / bits;
+	for (k = 0; k < t->nstacks; k++) {
+		struct tree_stack	*s = &t->stacks[k];
+		uint64_t		key = 0;
+
+		for (i = 0; i < per; i++)
+			key = key << bits | (i < s->len ? t->frames[s->first + i] + 1ULL : 0);
+		s->key = key;
+	}
+}
+
+static void
+sort_stacks(struct flame_tree *t, const uint32_t *rank)
+{
+	size_t	i;
+
+	for (i = 0; i < t->nframes; i++)
+		t->frames[i] = rank[t->frames[i]];
+	stack_keys(t);
+	if (t->nstacks > 1)
+		qsort_r(t->stacks, t->nstacks, sizeof(*t->stacks), compare_stacks, t->frames);
+}
+
+/* lcp of each stack with the one before; node and root counts, depth.
+ * Stacks are distinct, so each has at least its last frame of its own. */
+static void
+shared_prefixes(struct flame_tree *t)
+{
+	struct tree_stack	*prev = NULL, *s;
+	size_t			k;
+	uint32_t		i, n;
+
+	t->nnodes = t->nroots = 0;
+	t->max_depth = 0;
+	for (k = 0; k < t->nstacks; prev = s, k++) {
+		s = &t->stacks[k];
+		i = 0;
+		if (prev != NULL) {
+			n = s->len < prev->len ? s->len : prev->len;
+			while (i < n && t->frames[s->first + i] == t->frames[prev->first + i])
+				i++;
+		}
+		s->lcp = i;
+		t->nnodes += s->len - i;
+		t->nroots += i == 0;
+		if (s->len - 1 > t->max_depth)
+			t->max_depth = s->len - 1;
+	}
+}
+
+/* Keep of each stack only the frames that are its own nodes, in node
+ * order: walks then read frames[] straight through, and a sorted
+ * profile's long shared prefixes are stored once. */
+static int
+node_frames(struct flame_tree *t)
+{
+	uint32_t	*nodes = malloc((t->nnodes + 1) * sizeof(*nodes));
+	size_t		k, at = 0;
+
+	if (nodes == NULL)
+		return -ENOMEM;
+	for (k = 0; k < t->nstacks; k++) {
+		struct tree_stack	*s = &t->stacks[k];
+
+		memcpy(nodes + at, t->frames + s->first + s->lcp,
+		       (s->len - s->lcp) * sizeof(*nodes));
+		s->first = at;
+		at += s->len - s->lcp;
+	}
+	free(t->frames);
+	t->frames = nodes;
+	t->nframes = t->frames_cap = t->nnodes;
+	return 0;
 }
 
 /*
- * Children of every node as one array (list) indexed by start[]: the
- * children of node p are list[start[p] .. start[p+1]), the roots are those
- * of the virtual node n.  Each group is sorted by function rank.
+ * Number functions by first appearance in node order, those left by a
+ * failed add last; rewrite the frames (one per node now) from ranks to
+ * these numbers and put the functions in that order.
  */
 static int
-children_lists(const struct flame_tree *t, const uint32_t *rank,
-	       uint32_t **startp, uint32_t **listp)
+renumber_functions(struct flame_tree *t, const uint32_t *rank)
 {
-	size_t		n = t->nnodes, i;
-	uint32_t	*start = calloc(n + 2, sizeof(*start));
-	uint32_t	*list = malloc((n + 1) * sizeof(*list));
-	struct child_sort cs = { t->nodes, rank };
+	size_t			nf = t->nfunctions, i, next = 0;
+	uint32_t		*by_rank = malloc((nf + 1) * sizeof(*by_rank));
+	struct flame_function	*moved = malloc((nf + 1) * sizeof(*moved));
 
-	if (start == NULL || list == NULL) {
-		free(start);
-		free(list);
+	if (by_rank == NULL || moved == NULL) {
+		free(by_rank);
+		free(moved);
 		return -ENOMEM;
 	}
-	/* count each group, make start[p] its end, then fill it backwards so
-	 * that start[p] ends at its beginning */
-	for (i = 0; i < n; i++)
-		start[parent_slot(&t->nodes[i], n)]++;
-	for (i = 1; i <= n; i++)
-		start[i] += start[i - 1];
-	start[n + 1] = (uint32_t)n;
-	for (i = n; i-- > 0; )
-		list[--start[parent_slot(&t->nodes[i], n)]] = (uint32_t)i;
-	for (i = 0; i <= n; i++)
-		if (start[i + 1] - start[i] > 1)
-			qsort_r(list + start[i], start[i + 1] - start[i], sizeof(*list),
-				compare_children, &cs);
-	*startp = start;
-	*listp = list;
+	for (i = 0; i < nf; i++)
+		by_rank[i] = NO_INDEX;
+	for (i = 0; i < t->nframes; i++)
+		if (by_rank[t->frames[i]] == NO_INDEX)
+			by_rank[t->frames[i]] = (uint32_t)next++;
+	for (i = 0; i < nf; i++)
+		if (by_rank[i] == NO_INDEX)
+			by_rank[i] = (uint32_t)next++;
+	for (i = 0; i < t->nframes; i++)
+		t->frames[i] = by_rank[t->frames[i]];
+	for (i = 0; i < nf; i++)
+		moved[by_rank[rank[i]]] = t->functions[i];
+	free(t->functions);
+	t->functions = moved;
+	t->functions_cap = nf + 1;
+	free(by_rank);
 	return 0;
 }
 
-/* new_id[old]: the node's position in a pre-order walk of sorted children. */
+/* v * to / from, rounded down (difffolded.pl -n: int()); 128 bits between. */
+static uint64_t
+scaled(uint64_t v, uint64_t to, uint64_t from)
+{
+	return from ? (uint64_t)((unsigned __int128)v * to / from) : v;
+}
+
+/* --normalize: the baseline stacks scaled to the current totals. */
+static void
+normalize_baseline(struct flame_tree *t)
+{
+	uint64_t	s = 0, u = 0, bs = 0, bu = 0;
+	size_t		k;
+
+	for (k = 0; k < t->nstacks; k++) {
+		s += t->stacks[k].samples;
+		u += t->stacks[k].us;
+		bs += t->base[k].samples;
+		bu += t->base[k].us;
+	}
+	for (k = 0; k < t->nstacks; k++) {
+		t->base[k].samples = scaled(t->base[k].samples, s, bs);
+		t->base[k].us = scaled(t->base[k].us, u, bu);
+	}
+}
+
+/* Prefix sums in sorted order: values[k] of stack k into cum[k + 1]. */
+static uint64_t *
+prefix_sums(const struct flame_tree *t, int baseline, int us)
+{
+	uint64_t	*cum = malloc((t->nstacks + 1) * sizeof(*cum));
+	size_t		k;
+
+	if (cum == NULL)
+		return NULL;
+	cum[0] = 0;
+	for (k = 0; k < t->nstacks; k++) {
+		const struct tree_stack	*st = &t->stacks[k];
+		uint64_t		v;
+
+		if (baseline)
+			v = us ? t->base[st->id].us : t->base[st->id].samples;
+		else
+			v = us ? st->us : st->samples;
+		cum[k + 1] = cum[k] + v;
+	}
+	return cum;
+}
+
+/* Prefix sums of the stacks' values, and next_lower[k]: the first j > k
+ * whose lcp is below stack k's (nstacks if none). */
 static int
-preorder_ids(size_t n, const uint32_t *start, const uint32_t *list, uint32_t *new_id)
+range_sums(struct flame_tree *t)
 {
-	uint32_t	*stack = malloc((n + 1) * sizeof(*stack));
-	size_t		top = 0, next = 0, k;
-	uint32_t	x;
+	size_t		m = t->nstacks, k, j;
 
-	if (stack == NULL)
+	if (t->base != NULL && t->normalize)
+		normalize_baseline(t);
+	t->cum_samples = prefix_sums(t, 0, 0);
+	t->cum_us = prefix_sums(t, 0, 1);
+	if (t->base != NULL) {
+		t->cum_base_samples = prefix_sums(t, 1, 0);
+		t->cum_base_us = prefix_sums(t, 1, 1);
+		if (t->cum_base_samples == NULL || t->cum_base_us == NULL)
+			return -ENOMEM;
+	}
+	t->next_lower = malloc((m + 1) * sizeof(*t->next_lower));
+	if (t->cum_samples == NULL || t->cum_us == NULL || t->next_lower == NULL)
 		return -ENOMEM;
-	for (k = start[n + 1]; k-- > start[n]; )
-		stack[top++] = list[k];
-	while (top > 0) {
-		x = stack[--top];
-		new_id[x] = (uint32_t)next++;
-		for (k = start[x + 1]; k-- > start[x]; )
-			stack[top++] = list[k];
+	for (k = m; k-- > 0; ) {
+		for (j = k + 1; j < m && t->stacks[j].lcp >= t->stacks[k].lcp; )
+			j = t->next_lower[j];
+		t->next_lower[k] = (uint32_t)j;
 	}
-	free(stack);
 	return 0;
-}
-
-/* Move nodes to their new positions; new_id is consumed. */
-static void
-permute_nodes(struct flame_node *nodes, size_t n, uint32_t *new_id)
-{
-	size_t			i;
-	uint32_t		j, tmp_id;
-	struct flame_node	tmp;
-
-	for (i = 0; i < n; i++)
-		if (nodes[i].parent >= 0)
-			nodes[i].parent = (int32_t)new_id[nodes[i].parent];
-	for (i = 0; i < n; i++) {
-		while ((j = new_id[i]) != i) {
-			tmp = nodes[j]; nodes[j] = nodes[i]; nodes[i] = tmp;
-			tmp_id = new_id[j]; new_id[j] = j; new_id[i] = tmp_id;
-		}
-	}
-}
-
-/* depth, first_child, next_sibling, and totals (children follow parents). */
-static uint32_t
-link_and_total(struct flame_node *nodes, size_t n, uint32_t *last_child)
-{
-	uint32_t	max_depth = 0, last_root = NO_INDEX;
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		last_child[i] = NO_INDEX;
-	for (i = 0; i < n; i++) {
-		struct flame_node *x = &nodes[i];
-		uint32_t *prev = x->parent < 0 ? &last_root : &last_child[x->parent];
-
-		x->first_child = x->next_sibling = 0;
-		x->depth = x->parent < 0 ? 0 : nodes[x->parent].depth + 1;
-		if (x->depth > max_depth)
-			max_depth = x->depth;
-		if (*prev == NO_INDEX) {
-			if (x->parent >= 0)
-				nodes[x->parent].first_child = (uint32_t)i;
-		} else
-			nodes[*prev].next_sibling = (uint32_t)i;
-		*prev = (uint32_t)i;
-		x->total_samples = x->self_samples;
-		x->total_us = x->self_us;
-	}
-	for (i = n; i-- > 0; ) {
-		if (nodes[i].parent >= 0) {
-			nodes[nodes[i].parent].total_samples += nodes[i].total_samples;
-			nodes[nodes[i].parent].total_us += nodes[i].total_us;
-		}
-	}
-	return max_depth;
-}
-
-/* Number functions by first appearance in node order; scratch has nf slots. */
-static void
-renumber_functions(struct flame_tree *t, uint32_t *new_id)
-{
-	size_t			i, next = 0;
-	uint32_t		j, tmp_id;
-	struct flame_function	tmp;
-
-	for (i = 0; i < t->nfunctions; i++)
-		new_id[i] = NO_INDEX;
-	for (i = 0; i < t->nnodes; i++)
-		if (new_id[t->nodes[i].function] == NO_INDEX)
-			new_id[t->nodes[i].function] = (uint32_t)next++;
-	for (i = 0; i < t->nfunctions; i++)	/* left by a failed add */
-		if (new_id[i] == NO_INDEX)
-			new_id[i] = (uint32_t)next++;
-	for (i = 0; i < t->nnodes; i++)
-		t->nodes[i].function = new_id[t->nodes[i].function];
-	for (i = 0; i < t->nfunctions; i++) {
-		while ((j = new_id[i]) != i) {
-			tmp = t->functions[j]; t->functions[j] = t->functions[i]; t->functions[i] = tmp;
-			tmp_id = new_id[j]; new_id[j] = j; new_id[i] = tmp_id;
-		}
-	}
 }
 
 /*
@@ -213,43 +275,41 @@ renumber_functions(struct flame_tree *t, uint32_t *new_id)
 static int
 function_totals(struct flame_tree *t)
 {
-	uint32_t	*on_path = calloc(t->nfunctions + 1, sizeof(*on_path));
-	uint32_t	*path = malloc((t->max_depth + 1) * sizeof(*path));
-	size_t		i, depth = 0;
+	uint32_t		*on_path = calloc(t->nfunctions + 1, sizeof(*on_path));
+	uint32_t		*path = malloc((t->max_depth + 1) * sizeof(*path));
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*x;
+	size_t			depth = 0;
+	int			sts = -ENOMEM;
 
-	if (on_path == NULL || path == NULL) {
-		free(on_path);
-		free(path);
-		return -ENOMEM;
-	}
-	for (i = 0; i < t->nfunctions; i++) {
-		struct flame_function *f = &t->functions[i];
-		f->self_samples = f->total_samples = f->self_us = f->total_us = 0;
-	}
-	for (i = 0; i < t->nnodes; i++) {
-		const struct flame_node *x = &t->nodes[i];
-		struct flame_function *f = &t->functions[x->function];
+	if (on_path != NULL && path != NULL && w != NULL) {
+		while ((x = flame_walk_next(w)) != NULL) {
+			struct flame_function *f = &t->functions[x->function];
 
-		while (depth > x->depth)
-			on_path[t->nodes[path[--depth]].function]--;
-		f->self_samples += x->self_samples;
-		f->self_us += x->self_us;
-		if (on_path[x->function]++ == 0) {
-			f->total_samples += x->total_samples;
-			f->total_us += x->total_us;
+			while (depth > x->depth)
+				on_path[path[--depth]]--;
+			f->self_samples += x->self_samples;
+			f->self_us += x->self_us;
+			f->base_self_us += x->base_self_us;
+			if (on_path[x->function]++ == 0) {
+				f->total_samples += x->total_samples;
+				f->total_us += x->total_us;
+				f->base_total_us += x->base_total_us;
+			}
+			path[depth++] = x->function;
 		}
-		path[depth++] = (uint32_t)i;
+		sts = 0;
 	}
+	flame_walk_free(w);
 	free(on_path);
 	free(path);
-	return 0;
+	return sts;
 }
 
 int
 flame_tree_finish(struct flame_tree *t)
 {
-	uint32_t	*rank, *start = NULL, *list = NULL, *scratch;
-	size_t		n = t->nnodes;
+	uint32_t	*rank;
 	int		sts;
 
 	if (t->finished)
@@ -258,27 +318,19 @@ flame_tree_finish(struct flame_tree *t)
 	free(t->last);
 	t->last = NULL;
 	t->last_len = t->last_cap = 0;
-	scratch = malloc((n > t->nfunctions ? n : t->nfunctions) * sizeof(*scratch) + 1);
-	if (scratch == NULL || (rank = function_ranks(t)) == NULL) {
-		free(scratch);
-		return -ENOMEM;
-	}
-	sts = children_lists(t, rank, &start, &list);
-	free(rank);
-	if (sts == 0)
-		sts = preorder_ids(n, start, list, scratch);
-	free(start);
-	free(list);
-	if (sts < 0) {
-		free(scratch);
-		return sts;
-	}
-	permute_nodes(t->nodes, n, scratch);
-	t->max_depth = link_and_total(t->nodes, n, scratch);
-	renumber_functions(t, scratch);
-	free(scratch);
-	if ((sts = function_totals(t)) < 0)
-		return sts;
 	t->finished = 1;
-	return 0;
+	if ((rank = function_ranks(t)) == NULL) {
+		sts = -ENOMEM;
+	} else {
+		sort_stacks(t, rank);
+		shared_prefixes(t);
+		if ((sts = node_frames(t)) == 0)
+			sts = renumber_functions(t, rank);
+		free(rank);
+	}
+	if (sts == 0 && (sts = range_sums(t)) == 0)
+		sts = function_totals(t);
+	if (sts < 0)		/* half sorted: an empty tree, that takes no more */
+		t->nstacks = t->nnodes = t->nroots = 0;
+	return sts;
 }

@@ -1,9 +1,10 @@
 /*
  * tree_index.c - the two indexes used while stacks are added: function
- * names, interned once with their type (common/intern.h), and children by
- * (parent, function) in a hash table whose slots hold that pair as the key,
- * so a probe never touches the large, cold node array.  A root's parent is
- * NO_INDEX.  Both indexes are freed before finishing; the names stay.
+ * names, interned once with their type (common/intern.h), and whole
+ * stacks, by a hash of their function ids (common/hash.h), so a stack
+ * that comes again (every drain of a live run sends the busy ones) only
+ * adds its values.  Both indexes are freed before finishing; the names
+ * stay.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,14 +19,14 @@ tree_index_init(struct flame_tree *t)
 
 	if ((sts = intern_init(&t->names)) < 0)
 		return sts;
-	return hash_table_init(&t->children, 3000);
+	return hash_table_init(&t->stack_index, 0);
 }
 
 void
 tree_index_free(struct flame_tree *t)
 {
 	intern_seal(&t->names);
-	hash_table_free(&t->children);
+	hash_table_free(&t->stack_index);
 }
 
 int
@@ -46,26 +47,62 @@ tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t
 	return 0;
 }
 
-/* The child of parent (NO_INDEX for a root) calling function, created if new. */
-int
-tree_child_node(struct flame_tree *t, uint32_t parent, uint32_t function, uint32_t *id)
+/* Room in base[] for stack ids below n; new entries are zero. */
+static int
+base_reserve(struct flame_tree *t, size_t n)
 {
-	uint64_t		key = hash_mix((uint64_t)parent << 32 | function);
-	struct hash_slot	*s = hash_table_find(&t->children, key);
-	struct flame_node	*n;
+	size_t	old = t->base ? t->base_cap : 0;
 
-	if (!hash_slot_empty(s)) {
-		*id = hash_slot_value(s);
-		return 0;
-	}
-	if (t->nnodes >= INT32_MAX ||
-	    array_reserve(&t->nodes, &t->nodes_cap, t->nnodes + 1) < 0 ||
-	    hash_table_insert(&t->children, s, key, (uint32_t)t->nnodes) < 0)
+	if (array_reserve(&t->base, &t->base_cap, n) < 0)
 		return -ENOMEM;
-	n = &t->nodes[t->nnodes];
-	memset(n, 0, sizeof(*n));
-	n->function = function;
-	n->parent = parent == NO_INDEX ? -1 : (int32_t)parent;
-	*id = (uint32_t)t->nnodes++;
+	memset(t->base + old, 0, (t->base_cap - old) * sizeof(*t->base));
+	return 0;
+}
+
+static void
+add_values(struct flame_tree *t, struct tree_stack *st, const struct tree_values *v,
+	   int baseline)
+{
+	struct tree_values	*to = baseline ? &t->base[st->id] : NULL;
+
+	if (to != NULL) {
+		to->samples += v->samples;
+		to->us += v->us;
+	} else {
+		st->samples += v->samples;
+		st->us += v->us;
+	}
+}
+
+/* The candidate stack is frames[nframes .. nframes + n), past the end. */
+int
+tree_commit_stack(struct flame_tree *t, size_t n, const struct tree_values *v, int baseline)
+{
+	const uint32_t		*ids = t->frames + t->nframes;
+	uint64_t		key = hash_bytes(ids, n * sizeof(*ids));
+	struct hash_slot	*s;
+	struct tree_stack	*st;
+
+	if ((baseline || t->base) && base_reserve(t, t->nstacks + 1) < 0)
+		return -ENOMEM;
+	for (s = hash_table_find(&t->stack_index, key); !hash_slot_empty(s);
+	     s = hash_table_next(&t->stack_index, key, s)) {
+		st = &t->stacks[hash_slot_value(s)];
+		if (st->len == n && memcmp(t->frames + st->first, ids, n * sizeof(*ids)) == 0) {
+			add_values(t, st, v, baseline);
+			return 0;	/* the candidate's frames are left past the end */
+		}
+	}
+	if (t->nstacks >= UINT32_MAX - 1 ||
+	    array_reserve(&t->stacks, &t->stacks_cap, t->nstacks + 1) < 0 ||
+	    hash_table_insert(&t->stack_index, s, key, (uint32_t)t->nstacks) < 0)
+		return -ENOMEM;
+	st = &t->stacks[t->nstacks];
+	*st = (struct tree_stack){
+		.first = t->nframes, .len = (uint32_t)n, .id = (uint32_t)t->nstacks,
+	};
+	t->nstacks++;
+	add_values(t, st, v, baseline);
+	t->nframes += n;
 	return 0;
 }

@@ -162,6 +162,9 @@ flame_subtitle(const struct output_context *c, const struct profile *p, char *bu
 		snprintf(buf, len, "%s %s, %s", c->source, p->host, to);
 	else
 		snprintf(buf, len, "%s %s, %s to %s", c->source, p->host, from, to);
+	if (c->baseline && strlen(buf) + 1 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), "; red grew, blue shrank since %s%s",
+			 c->baseline, c->emit.negate ? " (widths: the baseline)" : "");
 }
 
 /* A heat map's axis is UTC: so are the times above it. */
@@ -182,18 +185,45 @@ heatmap_subtitle(const struct output_context *c, const struct profile *p, char *
  * is HOST/Total/START_END-heatmap.svg, the stem keeping it apart from the
  * Total flame graph's, and "heat map" in the site index.
  */
-static const struct {
+static const struct place {
 	const char	*suffix;	/* after START_END and after "latest" */
 	const char	*label;		/* site index name; NULL: the profile's */
 } places[] = {
 	[PROFILE_FLAME] =	{ "", NULL },
 	[PROFILE_HEATMAP] =	{ "-heatmap", "heat map" },
-};
+}, diff_place = { "-diff", NULL };
+
+/* A differential flame graph sits beside the plain ones of its process. */
+static const struct place *
+place_of(const struct profile *p)
+{
+	if (p->kind == PROFILE_FLAME && p->tree && flame_tree_has_baseline(p->tree))
+		return &diff_place;
+	return &places[p->kind];
+}
+
+/* What follows START_END and "latest": the place's suffix, then the
+ * event's unless on-cpu ("-off-cpu"), so the profiles of two events of
+ * one process and range are two files and two index rows. */
+static void
+stem_suffix(const struct output_context *c, const struct profile *p, char *buf, size_t len)
+{
+	char	event[40] = "";
+
+	if (p->kind == PROFILE_FLAME && c->emit.event && strcmp(c->emit.event, "on-cpu") != 0) {
+		event[0] = '-';
+		sink_safe_name(c->emit.event, event + 1, sizeof(event) - 1);
+	}
+	snprintf(buf, len, "%s%s", place_of(p)->suffix, event);
+}
 
 /* dir "HOST/NAME", stem "HOST/NAME/START_END[suffix]" */
 static void
-profile_stem(const struct profile *p, char *dir, size_t dirlen, char *stem, size_t stemlen)
+profile_stem(const struct output_context *c, const struct profile *p, char *dir, size_t dirlen,
+	     char *stem, size_t stemlen)
 {
+	char	suffix[48];
+
 	char	host[128], name[128], pname[160], from[32], to[32];
 
 	sink_safe_name(p->host, host, sizeof(host));
@@ -205,7 +235,9 @@ profile_stem(const struct profile *p, char *dir, size_t dirlen, char *stem, size
 	output_time_name(p->start, from, sizeof(from));
 	output_time_name(p->end, to, sizeof(to));
 	snprintf(dir, dirlen, "%s/%s", host, name);
-	snprintf(stem, stemlen, "%s/%s_%s%s", dir, from, to, places[p->kind].suffix);
+	stem_suffix(c, p, suffix, sizeof(suffix));
+	if (snprintf(stem, stemlen, "%s/%s_%s%s", dir, from, to, suffix) >= (int)stemlen)
+		stem[0] = '\0';	/* cannot happen: names are cut to 100 bytes */
 }
 
 /* The formats that render p, in --format order; their count. */
@@ -295,29 +327,31 @@ put_profile(struct output_context *c, const struct profile *p, const char *dir,
 	    const char *stem, const struct output_format *const *fmts, size_t nf,
 	    struct membuf *bufs, char *err, size_t errlen)
 {
-	char	path[512];
+	char	path[512], latest[512], suffix[48];
 	size_t	f;
 
+	stem_suffix(c, p, suffix, sizeof(suffix));
 	for (f = 0; f < nf; f++) {
 		snprintf(path, sizeof(path), "%s.%s", stem, fmts[f]->ext);
 		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
 			     err, errlen) < 0)
 			return -1;
-		snprintf(path, sizeof(path), "%s/latest%s.%s", dir, places[p->kind].suffix,
+		snprintf(latest, sizeof(latest), "%s/latest%s.%s", dir, suffix,
 			 fmts[f]->ext);
-		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
-			     err, errlen) < 0)
+		if (sink_put_copy(c->sink, path, latest, fmts[f]->content_type, bufs[f].data,
+				  bufs[f].len, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 static struct site_entry
-site_entry_of(const struct profile *p, const char *stem,
+site_entry_of(const struct output_context *c, const struct profile *p, const char *stem,
 	      const struct output_format *const *fmts, size_t nf)
 {
 	struct site_entry	e = {
-		.host = p->host, .name = places[p->kind].label ? places[p->kind].label : p->name,
+		.host = p->host, .name = place_of(p)->label ? place_of(p)->label : p->name,
+		.event = c->emit.event,
 		.pid = p->pid, .start = p->start, .end = p->end, .samples = p->samples,
 		.stem = stem, .nexts = nf,
 	};
@@ -358,10 +392,10 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	for (i = 0; i < n && sts == 0; i++) {
 		if ((nf = formats_of(c, &p[i], fmts)) == 0)
 			continue;
-		profile_stem(&p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
+		profile_stem(c, &p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
 		sts = put_profile(c, &p[i], dir, stems[i], fmts, nf, &bufs[i * OUTPUT_MAX_FORMATS],
 				  err, errlen);
-		entries[k++] = site_entry_of(&p[i], stems[i], fmts, nf);
+		entries[k++] = site_entry_of(c, &p[i], stems[i], fmts, nf);
 	}
 	if (sts == 0 && k > 0)
 		sts = site_update(c->sink, entries, k, err, errlen);

@@ -11,7 +11,9 @@
  *
  * HOST and NAME (process name, "NAME.PID" with --multi-instance from pmcd
  * or archives, or "Total") pass through sink_safe_name; START and END are
- * UTC, e.g. 20261129T132050Z.  A host's heat map is
+ * UTC, e.g. 20261129T132050Z.  A differential profile (--baseline) is
+ * HOST/NAME/START_END-diff.EXT and HOST/NAME/latest-diff.EXT; a profile
+ * of another event than on-cpu adds "-EVENT" (START_END-off-cpu.EXT).  A host's heat map is
  * HOST/Total/START_END-heatmap.svg and HOST/Total/latest-heatmap.svg.
  */
 #ifndef OUTPUT_H
@@ -53,6 +55,7 @@ struct output_context {
 	struct emit_options emit;	/* title, width, ...; subtitle set per profile */
 	const char	*source;	/* for the subtitle: "archive", "pmcd", file name */
 	bool		filtered;	/* --process/--pid: heat map subtitles say so */
+	const char	*baseline;	/* --baseline SOURCE: subtitles say so */
 };
 
 /* Whether some requested format renders profiles of this kind. */

@@ -156,6 +156,20 @@ struct profile_files {
 	char		*conf_section;		/* "default" or "profile NAME" */
 };
 
+/* Secret keys that others can read are keys others have: say so (the AWS
+ * CLI makes the file 0600).  The warning names the file, never a key. */
+static void
+warn_if_exposed(const char *path)
+{
+	struct stat	st;
+
+	if (stat(path, &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)))
+		fprintf(stderr, "pmflame: warning: %s is readable by %s (mode %04o): "
+			"chmod 600 it\n", path,
+			(st.st_mode & S_IROTH) ? "every user" : "its group",
+			(unsigned)(st.st_mode & 07777));
+}
+
 static int
 profile_files_open(struct profile_files *p, char *err, size_t errlen)
 {
@@ -172,6 +186,8 @@ profile_files_open(struct profile_files *p, char *err, size_t errlen)
 		return -1;
 	}
 	p->cred_text = read_small_file(p->cred_path);
+	if (p->cred_text)
+		warn_if_exposed(p->cred_path);
 	if (!p->cred_text && errno != ENOENT && errno != ENOTDIR) {
 		seterr(err, errlen, "cannot read %s: %s", p->cred_path, strerror(errno));
 		return -1;

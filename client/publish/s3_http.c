@@ -9,6 +9,7 @@
  */
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@
 #include "common/util.h"
 
 #define ERROR_BODY_MAX	(64 * 1024)		/* an S3 error document is small */
-#define GET_BODY_MAX	(256 * 1024 * 1024)	/* no output of ours is bigger */
+/* Only index.json is read back (5000 rows, ~1.5 MB): a bucket's bigger
+ * object is not ours, and is not taken into memory (issue 17). */
+#define GET_BODY_MAX	(16 * 1024 * 1024)
 
 
 void
@@ -102,6 +105,7 @@ s3_client_fini(struct s3_client *cl)
 struct response {
 	struct membuf	*body;
 	size_t		max;
+	bool		too_big;	/* the body passed max: not taken */
 };
 
 static size_t
@@ -109,15 +113,16 @@ on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct response *r = arg;
 
-	if (r->body->len + n > r->max)
+	if (r->body->len + n > r->max) {
+		r->too_big = true;
 		return 0;	/* makes curl fail with CURLE_WRITE_ERROR */
+	}
 	membuf_append(r->body, data, n);
 	return r->body->failed ? 0 : size * n;
 }
 
-/* Text of <tag>...</tag> in an S3 error document, into out (maybe empty). */
-static void
-xml_text(const char *doc, const char *tag, char *out, size_t outlen)
+void
+s3_error_field(const char *doc, const char *tag, char *out, size_t outlen)
 {
 	char		open[64], close[64];
 	const char	*s, *e;
@@ -222,6 +227,7 @@ request_once(struct s3_client *cl, const struct request *rq, char *err, size_t e
 		membuf_reset(rq->out);
 	resp.body = rq->out ? rq->out : &errdoc;
 	resp.max = rq->out ? GET_BODY_MAX : ERROR_BODY_MAX;
+	resp.too_big = false;
 	snprintf(sigv4, sizeof(sigv4), "aws:amz:%s:s3", cl->cfg->region);
 
 	curl_easy_reset(c);
@@ -245,12 +251,15 @@ request_once(struct s3_client *cl, const struct request *rq, char *err, size_t e
 	{
 		const char *doc = resp.body->data;
 
-		xml_text(status >= 300 ? doc : NULL, "Code", code, sizeof(code));
-		xml_text(status >= 300 ? doc : NULL, "Message", msg, sizeof(msg));
+		s3_error_field(status >= 300 ? doc : NULL, "Code", code, sizeof(code));
+		s3_error_field(status >= 300 ? doc : NULL, "Message", msg, sizeof(msg));
 	}
 	out = s3_classify(status, rc, code[0] ? code : NULL);
 	if (out == S3_OK)
 		err[0] = '\0';
+	else if (resp.too_big && rq->out)
+		seterr(err, errlen, "%s s3://%s/%s: larger than %d MiB: not read", rq->method,
+		       rq->bucket, rq->key, GET_BODY_MAX >> 20);
 	else if (status == 0)
 		seterr(err, errlen, "%s s3://%s/%s: %s", rq->method, rq->bucket, rq->key,
 		       errbuf[0] ? errbuf : curl_easy_strerror(rc));

@@ -41,6 +41,11 @@ enum s3_outcome s3_get_object(struct s3_client *cl, const char *bucket, const ch
 /* Lower-case hex SHA-256 of data into hex[65]. */
 void s3_sha256_hex(const void *data, size_t len, char hex[65]);
 
+/* Text of <tag>...</tag> in an S3 error document (NULL: none) into out,
+ * empty when absent.  request_once reads "Code" and "Message" with it;
+ * public for qa/fuzz/client/fuzz_s3_http.c. */
+void s3_error_field(const char *doc, const char *tag, char *out, size_t outlen);
+
 /* Sort an HTTP status (0 = no response; curl_code then says why) and the
  * S3 error code from the response body into an outcome. */
 enum s3_outcome s3_classify(long http_status, int curl_code, const char *s3_code);

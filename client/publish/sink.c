@@ -27,6 +27,16 @@ sink_put(struct sink *s, const char *relpath, const char *content_type,
 }
 
 int
+sink_put_copy(struct sink *s, const char *from, const char *relpath,
+	      const char *content_type, const void *data, size_t len,
+	      char *err, size_t errlen)
+{
+	if (s->ops->copy != NULL && s->ops->copy(s, from, relpath) == 0)
+		return 0;
+	return sink_put(s, relpath, content_type, data, len, err, errlen);
+}
+
+int
 sink_get(struct sink *s, const char *relpath, char **data, size_t *len)
 {
 	if (s->ops->get == NULL)

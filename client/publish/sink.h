@@ -23,6 +23,9 @@ struct sink_ops {
 	 * between lock and unlock. */
 	void	(*lock)(struct sink *s);
 	void	(*unlock)(struct sink *s);
+	/* Optional: store under relpath the object just put under from,
+	 * without its bytes (a hard link); -1 to have them put again. */
+	int	(*copy)(struct sink *s, const char *from, const char *relpath);
 };
 
 struct sink {
@@ -50,9 +53,20 @@ int sink_s3_flush_spool(const struct index_merge *im, char *err, size_t errlen);
 
 int sink_put(struct sink *s, const char *relpath, const char *content_type,
 	     const void *data, size_t len, char *err, size_t errlen);
-/* Read back an object; -1 when absent or the sink cannot read.  The S3 sink
+/*
+ * The same bytes, just put under from, stored under relpath as well (the
+ * latest.* copies): linked where the sink can, so a 70 MB profile is
+ * written once, else put again.  Returns as sink_put.
+ */
+int sink_put_copy(struct sink *s, const char *from, const char *relpath,
+		  const char *content_type, const void *data, size_t len,
+		  char *err, size_t errlen);
+/* Read back an object (at most SINK_GET_MAX bytes: only index.json is
+ * read back, and a bigger one is not ours); -1 when absent, too large or
+ * the sink cannot read.  The S3 sink
  * returns -2 when the object cannot be known now (S3 unreachable, nothing
  * spooled or seen): not absent, so do not overwrite it from nothing. */
+#define SINK_GET_MAX	(16 << 20)
 int sink_get(struct sink *s, const char *relpath, char **data, size_t *len);
 void sink_close(struct sink *s);
 /* Around a read-modify-write of one object; a no-op where the sink has no

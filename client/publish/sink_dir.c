@@ -125,6 +125,39 @@ fail:
 	return -1;
 }
 
+/*
+ * relpath as a second name of from's file: the data was fsync'd by its
+ * put, so only the new name must be made durable.  Files here are only
+ * ever replaced by rename, never changed in place, so two names of one
+ * file are as good as two copies.  -1 (the caller puts the bytes) where
+ * the file system has no hard links.
+ */
+static int
+dir_copy(struct sink *s, const char *from, const char *relpath)
+{
+	struct dir_sink	*d = (struct dir_sink *)s;
+	const char	*src, *leaf;
+	char		tmp[300];
+	int		sfd, dfd, sts = -1;
+
+	if ((sfd = walk_dirs(d->dirfd, from, 0, &src)) < 0)
+		return -1;
+	if ((dfd = walk_dirs(d->dirfd, relpath, 1, &leaf)) >= 0) {
+		snprintf(tmp, sizeof(tmp), ".%.200s.tmp.%d.%lu", leaf, (int)getpid(),
+			 tmp_counter++);
+		if (linkat(sfd, src, dfd, tmp, 0) == 0) {
+			if (renameat(dfd, tmp, dfd, leaf) == 0) {
+				fsync(dfd);
+				sts = 0;
+			} else
+				unlinkat(dfd, tmp, 0);
+		}
+		close(dfd);
+	}
+	close(sfd);
+	return sts;
+}
+
 static int
 dir_get(struct sink *s, const char *relpath, char **data, size_t *len)
 {
@@ -142,6 +175,12 @@ dir_get(struct sink *s, const char *relpath, char **data, size_t *len)
 	close(dfd);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SINK_GET_MAX) {
+		fprintf(stderr, "pmflame: warning: %s is %lld bytes, more than %d MiB: not read\n",
+			relpath, (long long)st.st_size, SINK_GET_MAX >> 20);
+		close(fd);
+		return -1;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (buf = malloc((size_t)st.st_size + 1)) == NULL) {
 		close(fd);
@@ -190,7 +229,9 @@ dir_unlock(struct sink *s)
 	(void)flock(d->dirfd, LOCK_UN);
 }
 
-static const struct sink_ops dir_ops = { dir_put, dir_get, dir_close, dir_lock, dir_unlock };
+static const struct sink_ops dir_ops = {
+	dir_put, dir_get, dir_close, dir_lock, dir_unlock, dir_copy,
+};
 
 /* mkdir -p: DIR may be new, its parents too. */
 static int

@@ -293,7 +293,7 @@ s3_close(struct sink *base)
 	s3_sink_free(s);
 }
 
-static const struct sink_ops s3_ops = { s3_put, s3_get, s3_close, NULL, NULL };
+static const struct sink_ops s3_ops = { s3_put, s3_get, s3_close, NULL, NULL, NULL };
 
 /* Config, spool and client: what both the sink and --flush need. */
 static int

@@ -5,13 +5,20 @@
  * index.html is derived from it every time, so the two never disagree.
  * Every string from a profile (host, process name) is escaped with
  * xml_escape; hrefs are built only from sink_safe_name output and fixed
- * suffixes, and escaped as well.  The page has no script at all.
+ * suffixes, and escaped as well.  The page's one script is a constant
+ * (site_filter_script): it filters rows by the host, profile and event chosen
+ * in three <select>s, comparing the rows' data-* attributes with the
+ * options' values, both written here as escaped attributes; it writes
+ * nothing but the rows' hidden flags and a count.
  */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "common/membuf.h"
+#include "emit/emit_csp.h"
+#include "emit/site_script.h"
 #include "common/text.h"
 #include "site.h"
 #include "common/util.h"
@@ -23,7 +30,7 @@
 
 /* Rows as read from index.json: owned copies. */
 struct row {
-	char		*host, *name, *stem;
+	char		*host, *name, *stem, *event;
 	char		*exts[8];
 	size_t		nexts;
 	uint32_t	pid;
@@ -39,6 +46,7 @@ row_free(struct row *r)
 	free(r->host);
 	free(r->name);
 	free(r->stem);
+	free(r->event);
 	for (i = 0; i < r->nexts; i++)
 		free(r->exts[i]);
 }
@@ -52,6 +60,7 @@ row_from_entry(struct row *r, const struct site_entry *e)
 	r->host = strdup(e->host);
 	r->name = strdup(e->name);
 	r->stem = strdup(e->stem);
+	r->event = strdup(e->event ? e->event : "");
 	r->pid = e->pid;
 	r->start = e->start;
 	r->end = e->end;
@@ -59,7 +68,7 @@ row_from_entry(struct row *r, const struct site_entry *e)
 	for (i = 0; i < e->nexts && i < 8; i++)
 		if ((r->exts[r->nexts] = strdup(e->exts[i])) != NULL)
 			r->nexts++;
-	return (r->host && r->name && r->stem) ? 0 : -1;
+	return (r->host && r->name && r->stem && r->event) ? 0 : -1;
 }
 
 static const char *
@@ -70,12 +79,16 @@ json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A number in [0, limit), else 0: index.json is read back from a disk or a
+ * bucket and may hold anything, and a double beyond the integer it is
+ * stored in does not convert. */
 static double
-json_num(const cJSON *o, const char *key)
+json_num(const cJSON *o, const char *key, double limit)
 {
 	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < limit ?
+	       v->valuedouble : 0;
 }
 
 /* Rows of index.json text, into *rows with room for extra more; NULL,
@@ -99,9 +112,12 @@ parse_manifest(const char *text, struct row **rows, size_t extra)
 	cJSON_ArrayForEach(item, list) {
 		struct site_entry	e = {
 			.host = json_str(item, "host"), .name = json_str(item, "profile"),
-			.stem = json_str(item, "path"), .pid = (uint32_t)json_num(item, "pid"),
-			.start = json_num(item, "start"), .end = json_num(item, "end"),
-			.samples = (uint64_t)json_num(item, "samples"),
+			.event = json_str(item, "event"),
+			.stem = json_str(item, "path"),
+			.pid = (uint32_t)json_num(item, "pid", 4294967296.0),
+			.start = json_num(item, "start", DBL_MAX),
+			.end = json_num(item, "end", DBL_MAX),
+			.samples = (uint64_t)json_num(item, "samples", 18446744073709551616.0),
 		};
 		const cJSON		*f;
 
@@ -167,6 +183,8 @@ manifest_text(const struct row *rows, size_t n)
 
 		cJSON_AddStringToObject(o, "host", rows[i].host);
 		cJSON_AddStringToObject(o, "profile", rows[i].name);
+		if (rows[i].event[0])
+			cJSON_AddStringToObject(o, "event", rows[i].event);
 		cJSON_AddNumberToObject(o, "pid", rows[i].pid);
 		cJSON_AddNumberToObject(o, "start", rows[i].start);
 		cJSON_AddNumberToObject(o, "end", rows[i].end);
@@ -191,15 +209,23 @@ html_row(struct membuf *m, const struct row *r)
 	utc_strftime(r->start, "%Y-%m-%d %H:%M:%S", from, sizeof(from));
 	utc_strftime(r->end, r->end - r->start < 86400 ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
 		     to, sizeof(to));
+	membuf_puts(m, "<tr data-host=\"");
+	xml_escape(m, r->host);
+	membuf_puts(m, "\" data-profile=\"");
+	xml_escape(m, r->name);
+	membuf_puts(m, "\" data-event=\"");
+	xml_escape(m, r->event);
 	if (r->start == r->end)		/* folded input: one point in time */
-		membuf_printf(m, "<tr><td>%s</td><td>", from);
+		membuf_printf(m, "\"><td>%s</td><td>", from);
 	else
-		membuf_printf(m, "<tr><td>%s &#8211; %s</td><td>", from, to);
+		membuf_printf(m, "\"><td>%s &#8211; %s</td><td>", from, to);
 	xml_escape(m, r->host);
 	membuf_puts(m, "</td><td>");
 	xml_escape(m, r->name);
 	if (r->pid)
 		membuf_printf(m, " (%u)", r->pid);
+	membuf_puts(m, "</td><td>");
+	xml_escape(m, r->event);
 	membuf_printf(m, "</td><td class=\"n\">%llu</td><td>", (unsigned long long)r->samples);
 	for (f = 0; f < r->nexts; f++) {
 		membuf_puts(m, "<a href=\"");
@@ -213,32 +239,87 @@ html_row(struct membuf *m, const struct row *r)
 	membuf_puts(m, "</td></tr>\n");
 }
 
+
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A <select> of the distinct values of one column, sorted, "" = any. */
+static void
+html_select(struct membuf *m, const char *key, const char *label, const struct row *rows,
+	    size_t n, size_t field)
+{
+	const char	**v = calloc(n + 1, sizeof(*v));
+	size_t		i;
+
+	membuf_printf(m, "<label>%s <select id=\"filter-%s\"><option value=\"\">any</option>",
+		      label, key);
+	for (i = 0; v != NULL && i < n; i++)
+		v[i] = field == 0 ? rows[i].host : field == 1 ? rows[i].name : rows[i].event;
+	if (v != NULL)
+		qsort(v, n, sizeof(*v), compare_strings);
+	for (i = 0; v != NULL && i < n; i++) {
+		if (v[i][0] == '\0' || (i > 0 && strcmp(v[i], v[i - 1]) == 0))
+			continue;
+		membuf_puts(m, "<option value=\"");
+		xml_escape(m, v[i]);
+		membuf_puts(m, "\">");
+		xml_escape(m, v[i]);
+		membuf_puts(m, "</option>");
+	}
+	if (v == NULL)
+		m->failed = 1;
+	free(v);
+	membuf_puts(m, "</select></label>\n");
+}
+
 static void
 html_text(struct membuf *m, const struct row *rows, size_t n)
 {
 	size_t	i;
+	char	hash[80];
 
-	membuf_puts(m,
+	if (emit_csp_script_hash(site_filter_script, hash, sizeof(hash)) < 0) {
+		m->failed = 1;
+		return;
+	}
+	/* the filter (by its hash), its own style, links: nothing else may load */
+	membuf_printf(m,
 		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		"script-src %s; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n",
+		hash);
+	membuf_puts(m,
 		"<title>Flame graphs</title>\n<style>\n"
 		"body{font-family:sans-serif;margin:1em 2em}\n"
 		"table{border-collapse:collapse}\n"
 		"td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #ddd}\n"
 		"td.n{text-align:right}\n"
+		"label{margin-right:1em}\n"
 		"</style>\n</head>\n<body>\n<h1>Flame graphs</h1>\n");
-	membuf_printf(m, "<p>%zu profile%s, newest first; times in UTC.</p>\n", n, n == 1 ? "" : "s");
-	membuf_puts(m, "<table id=\"profiles\">\n<thead><tr><th>Time range</th><th>Host</th>"
-		       "<th>Profile</th><th>Samples</th><th>Files</th></tr></thead>\n<tbody>\n");
+	membuf_printf(m, "<p>%zu profile%s, newest first; times in UTC; "
+		      "<span id=\"shown\">%zu</span> shown.</p>\n<form id=\"filters\">\n",
+		      n, n == 1 ? "" : "s", n);
+	html_select(m, "host", "Host", rows, n, 0);
+	html_select(m, "profile", "Profile", rows, n, 1);
+	html_select(m, "event", "Event", rows, n, 2);
+	membuf_puts(m, "</form>\n<table id=\"profiles\">\n<thead><tr><th>Time range</th>"
+		       "<th>Host</th><th>Profile</th><th>Event</th><th>Samples</th><th>Files</th>"
+		       "</tr></thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)
 		html_row(m, &rows[i]);
-	membuf_puts(m, "</tbody>\n</table>\n</body>\n</html>\n");
+	membuf_puts(m, "</tbody>\n</table>\n<script>\n");
+	membuf_puts(m, site_filter_script);
+	membuf_puts(m, "</script>\n</body>\n</html>\n");
 }
 
 static struct site_entry
 entry_of_row(const struct row *r)
 {
 	struct site_entry	e = {
-		.host = r->host, .name = r->name, .pid = r->pid, .start = r->start,
+		.host = r->host, .name = r->name, .event = r->event, .pid = r->pid, .start = r->start,
 		.end = r->end, .samples = r->samples, .stem = r->stem, .nexts = r->nexts,
 	};
 

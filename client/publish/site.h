@@ -2,7 +2,9 @@
  * site.h - the static site of a sink: index.html lists every profile
  * (host, process, time range, links to each format), newest first;
  * index.json holds the same list so that successive runs, and periods of
- * one run, add to it instead of replacing it.
+ * one run, add to it instead of replacing it.  The page filters its rows
+ * by host, profile and event with a constant script that reads them from
+ * the rows' data-* attributes: no profile text is ever inside a script.
  */
 #ifndef SITE_H
 #define SITE_H
@@ -15,6 +17,7 @@
 struct site_entry {
 	const char	*host;		/* as reported, not made safe: escaped on output */
 	const char	*name;		/* process name or "Total" */
+	const char	*event;		/* on-cpu, off-cpu, ...; NULL: unknown */
 	uint32_t	pid;
 	double		start, end;
 	uint64_t	samples;

@@ -3,18 +3,32 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fetch.h"
 
 #define MAX_SLICES	1000		/* SP_HEATMAP_MAX_SLOTS */
 
+/* optional: archives need not log it; records then cover 1 s */
+static void
+lookup_interval(struct fetch_set *f)
+{
+	const char	*interval = INTERVAL_METRIC;
+
+	if (pmLookupName(1, &interval, &f->interval) < 0)
+		f->interval = PM_ID_NULL;
+}
+
 static int
 lookup_heat(struct fetch_set *f, const char *where, bool archive, char *err, size_t errlen)
 {
-	const char	*heat = HEATMAP_METRIC, *interval = INTERVAL_METRIC;
+	const char	*heat = HEATMAP_METRIC;
 	pmDesc		d;
 	int		sts;
 
+	lookup_interval(f);
+	if (f->hist != NULL)
+		return 0;	/* the history's heat lines serve */
 	if ((sts = pmLookupName(1, &heat, &f->heat)) < 0 ||
 	    (sts = pmLookupDesc(f->heat, &d)) < 0) {
 		snprintf(err, errlen, "%s: no %s: %s (is the stackprof PMDA installed%s?)",
@@ -22,10 +36,34 @@ lookup_heat(struct fetch_set *f, const char *where, bool archive, char *err, siz
 			 archive ? " and the heat map logged" : "");
 		return -1;
 	}
-	/* optional: archives need not log it; records then cover 1 s */
-	if (pmLookupName(1, &interval, &f->interval) < 0)
-		f->interval = PM_ID_NULL;
 	return 0;
+}
+
+/* The archive logged the history: read it instead of records. */
+static int
+lookup_history(struct fetch_set *f, const struct event_metrics *m, char *err, size_t errlen)
+{
+	const char	*name = m->history;
+	pmDesc		d;
+
+	if (pmLookupName(1, &name, &f->history) < 0 || pmLookupDesc(f->history, &d) < 0 ||
+	    d.type != PM_TYPE_STRING) {
+		f->history = PM_ID_NULL;
+		return 0;
+	}
+	if ((f->hist = history_reader_new(m->event, m->value)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	f->have_stacks = true;
+	return 0;
+}
+
+void
+fetch_free(struct fetch_set *f)
+{
+	history_reader_free(f->hist);
+	f->hist = NULL;
 }
 
 int
@@ -36,11 +74,14 @@ fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 	char	e2[512];
 
 	memset(f, 0, sizeof(*f));
-	f->heat = f->interval = PM_ID_NULL;
+	f->heat = f->interval = f->history = PM_ID_NULL;
 	f->drain = 1.0;
+	if (archive && lookup_history(f, m, err, errlen) < 0)
+		return -1;
 	if (c->counters != NULL && lookup_heat(f, where, archive, err, errlen) < 0)
 		return -1;
-	f->have_stacks = record_ids_lookup(m, where, archive ? "did pmlogger log it?" :
+	if (f->hist == NULL)
+		f->have_stacks = record_ids_lookup(m, where, archive ? "did pmlogger log it?" :
 					   "is the stackprof PMDA installed?", &f->ids,
 					   e2, sizeof(e2)) == 0;
 	if (!f->have_stacks && !c->stacks_optional) {
@@ -55,7 +96,9 @@ fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 		f->pmids[f->npmids++] = f->interval;
 	if (f->heat != PM_ID_NULL)
 		f->pmids[f->npmids++] = f->heat;
-	if (f->have_stacks)
+	if (f->hist != NULL)
+		f->pmids[f->npmids++] = f->history;
+	else if (f->have_stacks)
 		f->pmids[f->npmids++] = f->ids.stacks;
 	return 0;
 }
@@ -128,6 +171,63 @@ dispatch(void *arg, const struct stack_sample *s)
 	return sts;
 }
 
+/* Where a history's heat lines go. */
+struct heat_sink {
+	struct fetch_set		*f;
+	const char			*host;
+	const struct source_consumer	*c;
+};
+
+/*
+ * One drain's heat line as the counters the heat map code reads: a
+ * baseline one drain interval before it, then the running totals with
+ * this drain's counts added, so each drain's counts land in the seconds
+ * its drain time says, whatever gaps lie between lines.
+ */
+static int
+heat_line(void *arg, double t, const uint64_t *counts, unsigned n)
+{
+	struct heat_sink	*hs = arg;
+	struct fetch_set	*f = hs->f;
+	struct heat_counters	hc = { .host = hs->host, .time = t - f->drain,
+				       .values = f->heat_total, .n = n, .drain = f->drain,
+				       .restart = true };
+	unsigned		i;
+	int			sts;
+
+	if (n != f->heat_n) {
+		memset(f->heat_total, 0, sizeof(f->heat_total));
+		f->heat_n = n;
+	}
+	if ((sts = hs->c->counters(hs->c->arg, &hc)) < 0)
+		return sts;
+	for (i = 0; i < n; i++)
+		f->heat_total[i] += counts[i];
+	hc.time = t;
+	hc.restart = false;
+	return hs->c->counters(hs->c->arg, &hc);
+}
+
+/* One value of the history; a string libpcp cannot extract is skipped
+ * and counted (archives are untrusted), like a malformed line in it. */
+static int
+deliver_history(struct fetch_set *f, const pmValueSet *vs, const char *host,
+		const struct fetch_range *r, struct dispatch *d, struct fetch_counts *n)
+{
+	struct heat_sink	hs = { f, host, d->c };
+	pmAtomValue		atom;
+	int			sts;
+
+	if (pmExtractValue(vs->valfmt, &vs->vlist[0], PM_TYPE_STRING, &atom, PM_TYPE_STRING) < 0) {
+		n->records.malformed++;
+		return 0;
+	}
+	sts = history_deliver(f->hist, atom.cp, host, r->near_from, r->near_to, dispatch, d,
+			      d->c->counters ? heat_line : NULL, &hs, &n->records);
+	free(atom.cp);
+	return sts;
+}
+
 int
 fetch_deliver(struct fetch_set *f, const pmResult *rp, const char *host,
 	      const struct fetch_range *r, bool restart,
@@ -149,6 +249,8 @@ fetch_deliver(struct fetch_set *f, const pmResult *rp, const char *host,
 				f->drain = atom.ul / 1000.0;
 		} else if (vs->pmid == f->heat)
 			sts = deliver_heat(f, vs, host, t, restart, c, n);
+		else if (f->hist != NULL && vs->pmid == f->history)
+			sts = deliver_history(f, vs, host, r, &d, n);
 		else if (f->have_stacks && vs->pmid == f->ids.stacks) {
 			sts = records_deliver(vs, &f->ids, host, r->near_from, r->near_to,
 					      dispatch, &d, &n->records);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <pcp/pmapi.h>
+#include "history.h"
 #include "records.h"
 #include "source.h"
 
@@ -21,6 +22,13 @@
 struct fetch_set {
 	struct record_ids ids;
 	bool		have_stacks;
+	/* archives that logged stackprof.<event>.history are read through it
+	 * (from their start: definitions come once), not the records */
+	pmID		history;		/* PM_ID_NULL: records */
+	struct history_reader *hist;
+	/* the history's heat lines summed into counters, for c->counters */
+	uint64_t	heat_total[1000];
+	unsigned	heat_n;
 	pmID		heat, interval;		/* PM_ID_NULL: not fetched */
 	pmID		pmids[3];
 	int		npmids;
@@ -31,11 +39,16 @@ struct fetch_set {
  * Look the metrics c needs up in the current context; where ("host X",
  * "archive X") and archive (for the hints) name it in messages.  Missing
  * stack records are an error unless c->stacks_optional (then a warning);
- * a missing heat map metric is an error when c wants heat maps.
+ * a missing heat map metric is an error when c wants heat maps.  In an
+ * archive the stack history is preferred to records when it was logged,
+ * and its heat lines to stackprof.heatmap.oncpu.
+ * fetch_free releases what a successful lookup holds.
  */
 int fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 		 const struct source_consumer *c, const char *where, bool archive,
 		 char *err, size_t errlen);
+
+void fetch_free(struct fetch_set *f);
 
 /* Which records go where: (from, to] to c->sample, the rest of
  * (near_from, near_to] to c->near.  ±INFINITY for no bound. */

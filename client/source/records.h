@@ -36,6 +36,14 @@ struct record_counts {
 };
 
 /*
+ * Hand s to fn when from < s->time <= to, else count it as before or
+ * after; count what fn took.  Every decoder (records, history) ends here.
+ * Returns 0 or fn's negative result.
+ */
+int records_offer(const struct stack_sample *s, double from, double to,
+		  stack_sample_fn fn, void *arg, struct record_counts *c);
+
+/*
  * Unpack the records of vs (the event metric's value set) and hand those
  * with from < timestamp <= to to fn (use +-INFINITY for no bound).
  * Returns 0 or fn's negative result, or a PCP error.

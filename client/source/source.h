@@ -7,23 +7,28 @@
 
 #include <stddef.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "common/sample.h"
 
 /*
  * Folded stacks ("frame;frame;... count" lines) from path, or stdin for
- * "-".  Lines "Total;[p] name;..." (pmflame's own host view) are taken
- * apart again, so pmflame reads back what it writes.  Microseconds are
+ * "-".  Lines "Total;[p] name;..." (pmflame's own host view) and
+ * "Total;[h] host;[p] name;..." (its fleet view: that host's samples) are
+ * taken apart again, so pmflame reads back what it writes.  Microseconds are
  * count * 10^6 / frequency.  host labels the samples.  The whole input is
  * checked: on a malformed line, -1 and "PATH:LINE: why" in err.
  */
 int source_folded_read(const char *path, const char *host, unsigned frequency,
 		       stack_sample_fn fn, void *arg, char *err, size_t errlen);
 
-/* Names of the metric and its record parameters for one event type. */
+/* Names of the metrics of one event type, and how its counts become µs. */
 struct event_metrics {
 	const char	*event;		/* "on-cpu" */
-	const char	*stacks;	/* stackprof.oncpu.stacks */
+	const char	*stacks;	/* stackprof.oncpu.stacks (event records) */
 	const char	*prefix;	/* stackprof.oncpu.record. */
+	const char	*history;	/* stackprof.oncpu.history (archives) */
+	/* µs of a history count at hz when the value gives none */
+	uint64_t	(*value)(uint64_t count, unsigned hz);
 };
 /* NULL if stackprof exports no such event. */
 const struct event_metrics *event_metrics_find(const char *event);

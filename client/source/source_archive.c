@@ -158,11 +158,15 @@ archive_failed(const struct archive *a, int sts, char *err, size_t errlen)
 	return -1;
 }
 
-/* Read from where the window (or, for heat maps, its edge) starts. */
+/* Read from where the window (or, for heat maps, its edge) starts; a
+ * history from the archive's start, where its definitions are. */
 static int
 archive_rewind(const struct archive *a, const struct source_consumer *c)
 {
 	double		begin = tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
+
+	if (a->fetch.hist != NULL)
+		begin = 0;
 	struct timeval	tv = { (time_t)floor(begin), 0 };
 	int		sts;
 
@@ -173,7 +177,7 @@ archive_rewind(const struct archive *a, const struct source_consumer *c)
 	}
 	if ((sts = pmUseContext(a->ctx)) < 0)
 		return sts;
-	return pmSetMode(PM_MODE_FORW, c->counters ? &tv : &a->start, 0);
+	return pmSetMode(PM_MODE_FORW, c->counters || a->fetch.hist ? &tv : &a->start, 0);
 }
 
 /*
@@ -273,8 +277,9 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (o->timezone && (sts = pmNewZone(o->timezone)) < 0) {
-		snprintf(err, errlen, "-Z %s: %s", o->timezone, pmErrStr(sts));
+	/* pmNewZone returns a handle: 0 only the first time in a process */
+	if (o->timezone && (i = pmNewZone(o->timezone)) < 0) {
+		snprintf(err, errlen, "-Z %s: %s", o->timezone, pmErrStr(i));
 		free(v);
 		return -1;
 	}
@@ -295,9 +300,11 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 	}
 	if (sts < 0 && sts != -1 && err[0] == '\0')
 		snprintf(err, errlen, "%s", strerror(-sts));
-	for (i = 0; i < o->narchives; i++)
+	for (i = 0; i < o->narchives; i++) {
+		fetch_free(&v[i].fetch);
 		if (v[i].ctx >= 0)
 			pmDestroyContext(v[i].ctx);
+	}
 	free(v);
 	return sts < 0 ? -1 : 0;
 }

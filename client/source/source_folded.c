@@ -61,6 +61,15 @@ parse_line(char *line, size_t len, struct stack_sample *s)
 		*semi = '\0';
 		s->stack = semi + 1;
 	}
+	/* pmflame's fleet view: Total;[h] host;[p] name;... is that host's */
+	if (strcmp(s->process, "Total") == 0 && strncmp(s->stack, "[h] ", 4) == 0 &&
+	    (semi = strchr(s->stack, ';')) != NULL && strncmp(semi + 1, "[p] ", 4) == 0) {
+		*semi = '\0';
+		s->host = s->stack + 4;
+		s->stack = semi + 1;
+		if (s->host[0] == '\0')
+			return "empty host name after \"[h] \"";
+	}
 	/* pmflame's host view: Total;[p] name;... is the process name again */
 	if (strcmp(s->process, "Total") == 0 && strncmp(s->stack, "[p] ", 4) == 0) {
 		s->process = (char *)s->stack + 4;

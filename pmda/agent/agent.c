@@ -26,6 +26,25 @@
 #define WINDOW_EXPIRE_S		60
 /* Records queued for clients that have not fetched them yet. */
 #define EVENT_QUEUE_BYTES	(8u << 20)
+/* History batches kept for clients that have not fetched them yet. */
+#define HISTORY_BYTES		(8u << 20)
+
+/* Unwind tables for the new sampler; without them (logged) the walker
+ * takes frame pointers, as in fp mode. */
+static void
+open_unwinder(struct agent *a)
+{
+	int	sts;
+
+	if ((a->unwinder = unwinder_new(a->sampler, a->symbolizer, NULL)) == NULL) {
+		pmNotifyErr(LOG_ERR, "no unwind tables: %s", strerror(errno));
+		sts = sampler_set_unwind_mode(a->sampler, a->unwind_mode);
+	} else {
+		sts = unwinder_set_mode(a->unwinder, a->unwind_mode);
+	}
+	if (sts < 0)
+		pmNotifyErr(LOG_ERR, "unwind mode %s: %s", a->config.unwind, strerror(-sts));
+}
 
 static int
 open_sampler(struct agent *a)
@@ -46,7 +65,38 @@ open_sampler(struct agent *a)
 	a->sampler_error = 0;
 	if (!a->config.enabled)
 		sampler_set_enabled(a->sampler, false);
+	open_unwinder(a);
 	return 0;
+}
+
+static int
+profiles_new(struct agent *a)
+{
+	int	i;
+
+	for (i = 0; i < NPROFILES; i++) {
+		struct profile	*p = &a->profiles[i];
+
+		p->def = &profile_defs[i];
+		p->events = events_new(p->def->type, EVENT_QUEUE_BYTES);
+		p->history = history_new(p->def->value, HISTORY_BYTES);
+		p->window = window_new(WINDOW_EXPIRE_S);
+		if (!p->events || !p->history || !p->window)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+profiles_free(struct agent *a)
+{
+	int	i;
+
+	for (i = 0; i < NPROFILES; i++) {
+		window_free(a->profiles[i].window);
+		events_free(a->profiles[i].events);
+		history_free(a->profiles[i].history);
+	}
 }
 
 struct agent *
@@ -58,11 +108,10 @@ agent_new(void)
 		return NULL;
 	a->config.process_regex = strdup("");
 	a->config.pids_text = strdup("");
+	a->config.unwind = strdup("auto");
 	a->filter = proc_filter_new();
-	a->window = window_new(WINDOW_EXPIRE_S);
-	a->oncpu_events = events_new("on-cpu", EVENT_QUEUE_BYTES);
-	if (!a->config.process_regex || !a->config.pids_text || !a->filter ||
-	    !a->window || !a->oncpu_events) {
+	if (!a->config.process_regex || !a->config.pids_text || !a->config.unwind || !a->filter ||
+	    profiles_new(a) < 0) {
 		agent_free(a);
 		return NULL;
 	}
@@ -104,14 +153,15 @@ agent_free(struct agent *a)
 {
 	if (a == NULL)
 		return;
+	unwinder_free(a->unwinder);	/* its worker first: it names no map */
 	if (a->sampler)
 		sampler_close(a->sampler);
 	symbolizer_free(a->symbolizer);
-	window_free(a->window);
-	events_free(a->oncpu_events);
+	profiles_free(a);
 	proc_filter_free(a->filter);
 	free(a->config.process_regex);
 	free(a->config.pids_text);
+	free(a->config.unwind);
 	free(a->state_path);
 	free(a);
 }
@@ -241,6 +291,30 @@ agent_set_pids(struct agent *a, struct control_value *v)
 	return 0;
 }
 
+int
+agent_set_unwind(struct agent *a, struct control_value *v)
+{
+	enum sp_unwind_mode	mode = (enum sp_unwind_mode)v->u;
+	char			*copy = strdup(v->text);
+	int			sts = 0;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	if (a->unwinder)
+		sts = unwinder_set_mode(a->unwinder, mode);
+	else if (a->sampler)
+		sts = sampler_set_unwind_mode(a->sampler, mode);
+	if (sts < 0) {
+		pmNotifyErr(LOG_ERR, "unwind mode %s: %s", v->text, strerror(-sts));
+		free(copy);
+		return sts;
+	}
+	free(a->config.unwind);
+	a->config.unwind = copy;
+	a->unwind_mode = mode;
+	return 0;
+}
+
 void
 agent_refresh_filter(struct agent *a)
 {
@@ -265,11 +339,11 @@ agent_refresh_filter(struct agent *a)
 /* A program was exec'd: read its maps now if it is (or just became)
  * selected; unselected processes cost nothing more. */
 static void
-on_exec(void *arg, pid_t tgid)
+on_exec(struct agent *a, pid_t tgid)
 {
-	struct agent	*a = arg;
 	const pid_t	*pids;
 	size_t		n;
+	bool		selected;
 	int		sts;
 
 	if (proc_filter_note_exec(a->filter, "/proc", tgid, &pids, &n)) {
@@ -280,8 +354,24 @@ on_exec(void *arg, pid_t tgid)
 	}
 	/* the pid keeps its start time across exec: the symbolizer must be
 	 * told its maps changed */
-	if (proc_filter_selected(a->filter, tgid))
+	selected = proc_filter_selected(a->filter, tgid);
+	if (selected)
 		symbolizer_note_exec(a->symbolizer, tgid);
+	if (a->unwinder)
+		unwinder_on_exec(a->unwinder, tgid, selected);
+}
+
+static void
+on_event(void *arg, enum sp_event_kind kind, pid_t tgid)
+{
+	struct agent	*a = arg;
+
+	if (kind == SP_EVENT_EXEC)
+		on_exec(a, tgid);
+	else if (a->unwinder && kind == SP_EVENT_MAPS)
+		unwinder_on_maps(a->unwinder, tgid);
+	else if (a->unwinder && kind == SP_EVENT_EXIT)
+		unwinder_on_exit(a->unwinder, tgid);
 }
 
 void
@@ -291,12 +381,25 @@ agent_handle_execs(struct agent *a)
 
 	if (a->sampler == NULL)
 		return;
-	if ((sts = sampler_poll_execs(a->sampler, on_exec, a)) < 0)
-		pmNotifyErr(LOG_ERR, "sampler_poll_execs: %s", strerror(-sts));
+	if ((sts = sampler_poll_events(a->sampler, on_event, a)) < 0)
+		pmNotifyErr(LOG_ERR, "sampler_poll_events: %s", strerror(-sts));
 }
 
 int
 agent_exec_fd(const struct agent *a)
 {
 	return a->sampler ? sampler_exec_fd(a->sampler) : -1;
+}
+
+int
+agent_unwind_fd(const struct agent *a)
+{
+	return a->unwinder ? unwinder_fd(a->unwinder) : -1;
+}
+
+void
+agent_handle_unwind(struct agent *a)
+{
+	if (a->unwinder)
+		unwinder_poll(a->unwinder);
 }

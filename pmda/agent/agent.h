@@ -2,7 +2,7 @@
  * agent.h - the state of one pmdastackprof process and its parts.
  *
  * main.c owns the one struct agent and hands it to every part: drain.c
- * fills its window and event queue from the sampler, pcp/ serves what is
+ * fills each profile's window, event queue and history from the sampler, pcp/ serves what is
  * there, and controls.c (the control table) is the only code that changes
  * the configuration, through the agent_set_* setters below.
  */
@@ -15,9 +15,9 @@
 #include "sampler/sampler.h"
 #include "symbolizer/symbolize.h"
 #include "control_parse.h"
-#include "events.h"
-#include "window.h"
+#include "profiles.h"
 #include "proc_filter.h"
+#include "unwinder.h"
 
 /* What the PMDA itself measures about its drains. */
 struct agent_stats {
@@ -41,6 +41,7 @@ struct agent_config {
 	unsigned	heatmap_slots;
 	char		*process_regex;	/* "" = no regex */
 	char		*pids_text;	/* "" = no PID list */
+	char		*unwind;	/* "auto" or "fp" */
 };
 
 struct agent {
@@ -51,8 +52,8 @@ struct agent {
 	struct sampler	*sampler;	/* NULL when BPF could not load */
 	int		sampler_error;	/* -errno of the last failed open */
 	struct symbolizer *symbolizer;
-	struct stack_window *window;
-	struct event_queue *oncpu_events;	/* stackprof.oncpu.stacks */
+	struct profile	profiles[NPROFILES];	/* one per row of profile_defs */
+	struct unwinder	*unwinder;	/* NULL without a sampler */
 
 	/* frequency in force during the interval being collected */
 	unsigned	interval_frequency_hz;
@@ -64,6 +65,7 @@ struct agent {
 	sampler_stack_fn handover;	/* takes stacks sampler_reconfigure hands over */
 	void		*handover_arg;
 	bool		filter_retry;	/* the sampler refused the last filter */
+	enum sp_unwind_mode unwind_mode; /* config.unwind, parsed */
 
 	/* private to controls.c: the state file and which controls it holds */
 	char		*state_path;
@@ -96,15 +98,21 @@ int agent_set_interval(struct agent *a, struct control_value *v);
 int agent_set_heatmap_slots(struct agent *a, struct control_value *v);
 int agent_set_process(struct agent *a, struct control_value *v);
 int agent_set_pids(struct agent *a, struct control_value *v);
+int agent_set_unwind(struct agent *a, struct control_value *v);
 
 /* Push the current PID set of the filter to the sampler (each drain). */
 void agent_refresh_filter(struct agent *a);
 
-/* Handle the sampler's queued exec notifications (main.c, when its fd is
- * readable): read the new programs' maps now, while they exist, and select
- * them at once if they match the process regex. */
+/* Handle the sampler's queued events (main.c, when its fd is readable):
+ * read an exec'd program's maps now, while they exist, and select it at
+ * once if it matches the process regex; hand the walker's requests for
+ * fresh maps and process exits to the unwinder. */
 void agent_handle_execs(struct agent *a);
-/* The fd to poll for exec notifications, or -1. */
+/* The fd to poll for those events, or -1. */
 int agent_exec_fd(const struct agent *a);
+/* The fd that is readable when unwind tables are built, or -1; then
+ * agent_handle_unwind loads them. */
+int agent_unwind_fd(const struct agent *a);
+void agent_handle_unwind(struct agent *a);
 
 #endif /* AGENT_H */

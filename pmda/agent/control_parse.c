@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
@@ -113,38 +112,44 @@ fail:
 }
 
 int
-control_parse_regex(const char *text, regex_t **re)
+control_parse_regex(const char *text, struct bounded_regex **re, char *why, size_t whylen)
 {
-	regex_t	*r;
+	struct bounded_regex	*r;
 
-	if (text == NULL || strlen(text) > CONTROL_TEXT_MAX)
+	if (text == NULL)
 		return PM_ERR_BADSTORE;
 	if (*text == '\0') {
 		*re = NULL;
 		return 0;
 	}
-	if ((r = malloc(sizeof(*r))) == NULL)
-		return -ENOMEM;
-	if (regcomp(r, text, REG_EXTENDED | REG_NOSUB) != 0) {
-		free(r);
+	if ((r = bounded_regex_compile(text, why, whylen)) == NULL)
 		return PM_ERR_BADSTORE;
-	}
 	*re = r;
 	return 0;
 }
 
 void
-control_free_regex(regex_t *re)
+control_free_regex(struct bounded_regex *re)
 {
-	if (re != NULL)
-		regfree(re);
-	free(re);
+	bounded_regex_free(re);
 }
 
 int
 control_check_slots(unsigned slots)
 {
 	if (slots < 1 || slots > SP_HEATMAP_MAX_SLOTS || 1000 % slots != 0)
+		return PM_ERR_BADSTORE;
+	return 0;
+}
+
+int
+control_parse_unwind(const char *text, unsigned *mode)
+{
+	if (text != NULL && strcmp(text, "auto") == 0)
+		*mode = SP_UNWIND_AUTO;
+	else if (text != NULL && strcmp(text, "fp") == 0)
+		*mode = SP_UNWIND_FP;
+	else
 		return PM_ERR_BADSTORE;
 	return 0;
 }

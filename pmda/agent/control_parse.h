@@ -8,12 +8,12 @@
 #ifndef CONTROL_PARSE_H
 #define CONTROL_PARSE_H
 
-#include <regex.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "bounded_regex.h"
 
 /* Longest text accepted for the regex or the PID list. */
-#define CONTROL_TEXT_MAX	4096
+#define CONTROL_TEXT_MAX	BOUNDED_REGEX_MAX
 /* Most PIDs one store may name. */
 #define CONTROL_PIDS_MAX	1024
 
@@ -27,9 +27,10 @@
 struct control_value {
 	unsigned	u;
 	const char	*text;
-	regex_t		*regex;		/* control_parse_regex */
+	struct bounded_regex *regex;	/* control_parse_regex */
 	pid_t		*pids;		/* control_parse_pids */
 	size_t		npids;
+	char		why[160];	/* why a parser refused the text, or "" */
 };
 void control_value_release(struct control_value *v);
 
@@ -40,13 +41,18 @@ int control_parse_uint(const char *text, unsigned lo, unsigned hi, unsigned *out
  * On success *pids is malloc'd (NULL when n == 0). */
 int control_parse_pids(const char *text, pid_t **pids, size_t *n);
 
-/* An extended POSIX regex that compiles; "" is valid (no regex).  On
- * success *re is the compiled regex (malloc'd, REG_EXTENDED|REG_NOSUB; free
- * with control_free_regex), or NULL for "": the one place it is compiled. */
-int control_parse_regex(const char *text, regex_t **re);
-void control_free_regex(regex_t *re);
+/* A regex (PCRE2, bounded: bounded_regex.h) that compiles within its
+ * bounds; "" is valid (no regex).  On success *re is the compiled regex
+ * (free with control_free_regex), or NULL for "": the one place it is
+ * compiled.  On error, why (whylen bytes) says what was wrong. */
+int control_parse_regex(const char *text, struct bounded_regex **re, char *why, size_t whylen);
+void control_free_regex(struct bounded_regex *re);
 
 /* Heat map slices: must divide a second into whole milliseconds. */
 int control_check_slots(unsigned slots);
+
+/* How user stacks are walked: "auto" (unwind tables, else frame pointers)
+ * or "fp" (frame pointers only), exactly; *mode gets enum sp_unwind_mode. */
+int control_parse_unwind(const char *text, unsigned *mode);
 
 #endif /* CONTROL_PARSE_H */

@@ -14,13 +14,19 @@
 static int
 parse_process(struct control_value *v)
 {
-	return control_parse_regex(v->text, &v->regex);
+	return control_parse_regex(v->text, &v->regex, v->why, sizeof(v->why));
 }
 
 static int
 parse_pids(struct control_value *v)
 {
 	return control_parse_pids(v->text, &v->pids, &v->npids);
+}
+
+static int
+parse_unwind(struct control_value *v)
+{
+	return control_parse_unwind(v->text, &v->u);
 }
 
 const struct control controls[] = {
@@ -41,7 +47,7 @@ const struct control controls[] = {
 	{
 		.name = "process", .item = 2, .type = CONTROL_STRING,
 		.max = CONTROL_TEXT_MAX, .parse = parse_process,
-		.bounds = "an extended regex of at most 4096 bytes", .def = "",
+		.bounds = "a PCRE2 regex of at most 4096 bytes", .def = "",
 		.set = agent_set_process, .field = FIELD(process_regex),
 		.argname = "REGEX",
 		.doc = "regex over comm and command line selecting processes",
@@ -68,6 +74,14 @@ const struct control controls[] = {
 		.set = agent_set_heatmap_slots, .field = FIELD(heatmap_slots),
 		.opt = 's', .argname = "N",
 		.doc = "heat map slices of a second",
+	},
+	{
+		.name = "unwind", .item = 6, .type = CONTROL_STRING,
+		.max = 4, .parse = parse_unwind,
+		.bounds = "auto or fp", .def = "auto",
+		.set = agent_set_unwind, .field = FIELD(unwind),
+		.argname = "auto|fp",
+		.doc = "user stacks walked with unwind tables where they exist (auto) or frame pointers only (fp)",
 	},
 };
 

@@ -91,6 +91,8 @@ control_check_text(const struct control *c, const char *text, struct control_val
 		return PM_ERR_BADSTORE;
 	v->text = text;
 	if (c->parse != NULL && (sts = c->parse(v)) < 0) {
+		if (v->why[0])
+			pmNotifyErr(LOG_WARNING, "stackprof.control.%s refused: %s", c->name, v->why);
 		control_value_release(v);
 		return sts;
 	}

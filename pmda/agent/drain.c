@@ -43,6 +43,10 @@ struct drain {
 	/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
 	struct drain_pass carried;
 	struct interval_stacks *merged;	/* reused: its buckets are big */
+	/* the heat map as the last drain read it, for the history's deltas */
+	uint64_t	heat_prev[SP_HEATMAP_MAX_SLOTS];
+	uint64_t	heat_delta[SP_HEATMAP_MAX_SLOTS];
+	unsigned	heat_prev_n;		/* 0: no baseline */
 };
 
 void
@@ -213,6 +217,8 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 	copy_comm(pcomm, r->key.pcomm);
 	t0 = mono_ns();
 	symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->key.tgid);
+	if (pass->agent->unwinder)
+		unwinder_note_process(pass->agent->unwinder, (pid_t)r->key.tgid);
 	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
 	if (sts == 0)
@@ -247,24 +253,57 @@ name_stacks(struct drain *d, struct drain_pass *pass)
 	pass->nraw = pass->rawcap = 0;
 }
 
-/* One merged stack: into the window and the event queue. */
+/* One merged stack: into the window, the event queue and the history. */
 static void
 publish_stack(void *arg, const struct interval_stack *st)
 {
 	struct drain_pass	*pass = arg;
 	struct agent		*a = pass->agent;
+	struct profile		*p = &a->profiles[PROFILE_ONCPU];
 	struct stack_event	ev;
 
-	window_add(a->window, st->pid, st->process, st->thread, st->frames, st->count);
+	window_add(p->window, st->pid, st->process, st->thread, st->frames, st->count);
 	ev.stack = st->frames;
 	ev.count = st->count;
-	ev.value_us = st->count * 1000000u / a->interval_frequency_hz;
+	ev.value_us = p->def->value(st->count, a->interval_frequency_hz);
 	ev.pid = st->pid;
 	ev.tid = st->tid;
 	ev.comm = st->thread;
 	ev.process = st->process;
-	if (events_append(a->oncpu_events, &ev, &pass->when) == 0)
+	if (events_append(p->events, &ev, &pass->when) == 0)
 		a->stats.records++;
+	history_add(p->history, ev.pid, ev.tid, ev.comm, ev.process, ev.stack,
+		    ev.count, ev.value_us);
+}
+
+/*
+ * The heat map's counts since the last drain, for the history: read when
+ * the drain starts (the time its records carry), as the counters are read
+ * at a fetch, so the client places them in seconds the same way.  A first
+ * reading, a change of the slice count or a counter going back (both reset
+ * the map) is only a baseline.  True when d->heat_delta holds a drain's.
+ */
+static bool
+read_heat(struct drain *d)
+{
+	struct agent	*a = d->agent;
+	unsigned	n = a->config.heatmap_slots, i;
+	uint64_t	cur[SP_HEATMAP_MAX_SLOTS];
+	bool		baseline = d->heat_prev_n != n;
+
+	if (a->sampler == NULL || n == 0 || n > SP_HEATMAP_MAX_SLOTS ||
+	    sampler_read_heatmap(a->sampler, cur, n) < 0) {
+		d->heat_prev_n = 0;
+		return false;
+	}
+	for (i = 0; i < n && !baseline; i++) {
+		if (cur[i] < d->heat_prev[i])
+			baseline = true;
+		d->heat_delta[i] = cur[i] - d->heat_prev[i];
+	}
+	memcpy(d->heat_prev, cur, n * sizeof(*cur));
+	d->heat_prev_n = n;
+	return !baseline;
 }
 
 /* What the drain measures about itself. */
@@ -288,11 +327,14 @@ drain_run(struct drain *d)
 {
 	struct agent		*a = d->agent;
 	struct drain_pass	pass = { .agent = a, .merged = d->merged };
+	struct profile		*oncpu = &a->profiles[PROFILE_ONCPU];
 	struct timespec		now;
+	bool			heat;
 	uint64_t		t0 = mono_ns();
 	int			sts;
 
 	gettimeofday(&pass.when, NULL);
+	heat = read_heat(d);
 	/* start with what a reconfiguration handed over since the last drain */
 	pass.raw = d->carried.raw;
 	pass.nraw = d->carried.nraw;
@@ -308,10 +350,16 @@ drain_run(struct drain *d)
 	}
 	name_stacks(d, &pass);
 	free(pass.frames);
-	interval_flush(d->merged, publish_stack, &pass);
-	symbolizer_collect(a->symbolizer);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	window_publish(a->window, now.tv_sec);
+	history_begin(oncpu->history, &pass.when, a->interval_frequency_hz, now.tv_sec);
+	interval_flush(d->merged, publish_stack, &pass);
+	if (heat && history_heat(oncpu->history, d->heat_delta, d->heat_prev_n) < 0)
+		pmNotifyErr(LOG_ERR, "drain: out of memory for the history's heat map");
+	history_end(oncpu->history);
+	symbolizer_collect(a->symbolizer);
+	if (a->unwinder)
+		unwinder_collect(a->unwinder);
+	window_publish(oncpu->window, now.tv_sec);
 	/* regex matches are re-resolved so new processes join next interval */
 	agent_refresh_filter(a);
 	a->interval_frequency_hz = a->config.frequency_hz;

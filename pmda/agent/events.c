@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
+#include "cursors.h"
 #include "events.h"
 #include "window.h"
 
@@ -37,17 +38,11 @@ struct record {
 	struct queued_stack data;
 };
 
-struct client {
-	bool		active;
-	uint64_t	next_seq;	/* first record this client has not seen */
-};
-
 struct event_queue {
 	struct record	*head, *tail;
 	uint64_t	next_seq;
 	size_t		queued_bytes, max_bytes;
-	struct client	*clients;
-	int		nclients;
+	struct cursors	clients;
 	int		event_array;	/* libpcp_pmda's buffer for fetches */
 	pmID		param_pmid[EP_NPARAMS];
 	const char	*type;		/* the .type parameter of every record */
@@ -85,7 +80,7 @@ events_free(struct event_queue *q)
 	}
 	if (q->event_array >= 0)
 		pmdaEventReleaseArray(q->event_array);
-	free(q->clients);
+	cursors_free(&q->clients);
 	free(q);
 }
 
@@ -96,48 +91,6 @@ events_set_params(struct event_queue *q, const pmID params[EP_NPARAMS])
 	if (q->event_array < 0 && (q->event_array = pmdaEventNewArray()) < 0)
 		pmNotifyErr(LOG_ERR, "pmdaEventNewArray: %s", pmErrStr(q->event_array));
 	return q->event_array < 0 ? q->event_array : 0;
-}
-
-static struct client *
-client_of(struct event_queue *q, int context, bool create)
-{
-	if (context < 0)
-		return NULL;
-	if (context >= q->nclients) {
-		int		n = context + 16;
-		struct client	*v;
-
-		if (!create || (v = realloc(q->clients, n * sizeof(*v))) == NULL)
-			return NULL;
-		memset(v + q->nclients, 0, (n - q->nclients) * sizeof(*v));
-		q->clients = v;
-		q->nclients = n;
-	}
-	return &q->clients[context];
-}
-
-/* The oldest record some active client still has to see. */
-static uint64_t
-oldest_needed(const struct event_queue *q)
-{
-	uint64_t	oldest = q->next_seq;
-	int		i;
-
-	for (i = 0; i < q->nclients; i++)
-		if (q->clients[i].active && q->clients[i].next_seq < oldest)
-			oldest = q->clients[i].next_seq;
-	return oldest;
-}
-
-static bool
-any_client(const struct event_queue *q)
-{
-	int	i;
-
-	for (i = 0; i < q->nclients; i++)
-		if (q->clients[i].active)
-			return true;
-	return false;
 }
 
 static void
@@ -156,7 +109,7 @@ drop_head(struct event_queue *q)
 static void
 trim(struct event_queue *q)
 {
-	uint64_t	oldest = oldest_needed(q);
+	uint64_t	oldest = cursors_oldest(&q->clients, q->next_seq);
 
 	while (q->head && q->head->seq < oldest)
 		drop_head(q);
@@ -175,7 +128,7 @@ events_append(struct event_queue *q, const struct stack_event *ev, struct timeva
 
 	q->counts.records++;
 	q->counts.bytes += size;
-	if (q->head == NULL && !any_client(q)) {
+	if (q->head == NULL && cursors_active(&q->clients) == 0) {
 		q->next_seq++;	/* nobody listens: nothing to keep */
 		return 0;
 	}
@@ -256,7 +209,7 @@ add_record(const struct event_queue *q, const struct record *r)
 int
 events_fetch(struct event_queue *q, int context, pmAtomValue *atom)
 {
-	struct client	*c = client_of(q, context, true);
+	struct cursor	*c = cursors_get(&q->clients, context, true);
 	const struct record *r;
 	uint64_t	first = q->head ? q->head->seq : q->next_seq;
 	int		nrec = 0, sts;
@@ -298,7 +251,7 @@ events_fetch(struct event_queue *q, int context, pmAtomValue *atom)
 void
 events_client_start(struct event_queue *q, int context)
 {
-	struct client	*c = client_of(q, context, true);
+	struct cursor	*c = cursors_get(&q->clients, context, true);
 
 	if (c && !c->active) {
 		c->active = true;
@@ -309,7 +262,7 @@ events_client_start(struct event_queue *q, int context)
 void
 events_client_end(struct event_queue *q, int context)
 {
-	struct client	*c = client_of(q, context, false);
+	struct cursor	*c = cursors_get(&q->clients, context, false);
 
 	if (c) {
 		c->active = false;
@@ -341,11 +294,7 @@ events_stat_memory(const struct event_queue *q, pmAtomValue *atom)
 int
 events_stat_clients(const struct event_queue *q, pmAtomValue *atom)
 {
-	int	i;
-
-	atom->ul = 0;
-	for (i = 0; i < q->nclients; i++)
-		atom->ul += q->clients[i].active;
+	atom->ul = cursors_active(&q->clients);
 	return PMDA_FETCH_STATIC;
 }
 

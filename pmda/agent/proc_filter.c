@@ -5,7 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +20,12 @@ struct pid_set {
 };
 
 struct proc_filter {
-	regex_t		*regex;		/* NULL: no regex */
+	struct bounded_regex *regex;	/* NULL: no regex */
 	struct pid_set	listed;		/* from stackprof.control.pids */
 	struct pid_set	resolved;	/* last answer of proc_filter_resolve */
 	struct pid_set	previous;
 	bool		resolved_once;
+	uint64_t	regex_limited;	/* subjects whose match hit a limit */
 };
 
 static int
@@ -85,7 +86,7 @@ proc_filter_free(struct proc_filter *f)
 }
 
 void
-proc_filter_set_regex(struct proc_filter *f, regex_t *re)
+proc_filter_set_regex(struct proc_filter *f, struct bounded_regex *re)
 {
 	control_free_regex(f->regex);
 	f->regex = re;
@@ -115,8 +116,9 @@ proc_filter_all(const struct proc_filter *f)
 	return f->regex == NULL && f->listed.n == 0;
 }
 
-/* Read a small /proc file; NULs (cmdline separators) become spaces. */
-static int
+/* Read a small /proc file; NULs (cmdline separators) become spaces.
+ * Its length, or -1. */
+static ssize_t
 read_proc_text(int dirfd, const char *name, char *buf, size_t len)
 {
 	ssize_t	got, i;
@@ -134,22 +136,34 @@ read_proc_text(int dirfd, const char *name, char *buf, size_t len)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	buf[got] = '\0';
-	return 0;
+	return got;
+}
+
+/* A match that hits the regex's limits counts as none, and is counted. */
+static bool
+search(struct proc_filter *f, const char *text, size_t len)
+{
+	int	rc = bounded_regex_search(f->regex, text, len);
+
+	if (rc < 0)
+		f->regex_limited++;
+	return rc == 1;
 }
 
 static bool
-process_matches(const struct proc_filter *f, int procfd, const char *pid)
+process_matches(struct proc_filter *f, int procfd, const char *pid)
 {
 	char	text[4096];
 	bool	match = false;
+	ssize_t	len;
 	int	dirfd = openat(procfd, pid, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (dirfd < 0)
 		return false;	/* exited while we scanned */
-	if (read_proc_text(dirfd, "comm", text, sizeof(text)) == 0)
-		match = regexec(f->regex, text, 0, NULL, 0) == 0;
-	if (!match && read_proc_text(dirfd, "cmdline", text, sizeof(text)) == 0 && text[0])
-		match = regexec(f->regex, text, 0, NULL, 0) == 0;
+	if ((len = read_proc_text(dirfd, "comm", text, sizeof(text))) >= 0)
+		match = search(f, text, (size_t)len);
+	if (!match && (len = read_proc_text(dirfd, "cmdline", text, sizeof(text))) > 0)
+		match = search(f, text, (size_t)len);
 	close(dirfd);
 	return match;
 }
@@ -240,4 +254,10 @@ proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
 	*pids = f->resolved.v;
 	*n = f->resolved.n;
 	return true;
+}
+
+uint64_t
+proc_filter_regex_limited(const struct proc_filter *f)
+{
+	return f->regex_limited;
 }

@@ -9,10 +9,11 @@
 #ifndef PROC_FILTER_H
 #define PROC_FILTER_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include "bounded_regex.h"
 
 struct proc_filter;
 
@@ -21,7 +22,7 @@ void proc_filter_free(struct proc_filter *f);
 
 /* Replace the regex with re, compiled by control_parse_regex (NULL clears
  * it); the filter owns re from then on. */
-void proc_filter_set_regex(struct proc_filter *f, regex_t *re);
+void proc_filter_set_regex(struct proc_filter *f, struct bounded_regex *re);
 /* Replace the PID list (copied). */
 int proc_filter_set_pids(struct proc_filter *f, const pid_t *pids, size_t n);
 
@@ -47,5 +48,9 @@ bool proc_filter_selected(const struct proc_filter *f, pid_t pid);
  */
 bool proc_filter_note_exec(struct proc_filter *f, const char *proc_root, pid_t pid,
 			   const pid_t **pids, size_t *n);
+
+/* Subjects (comm or command line) whose match stopped at the regex's
+ * limits and so did not select their process, since the filter was made. */
+uint64_t proc_filter_regex_limited(const struct proc_filter *f);
 
 #endif /* PROC_FILTER_H */

@@ -3,12 +3,19 @@
  *
  *   stackprof.control.*                    the control table's rows
  *                                          (agent/control_table.c)
+ * and for each profile of agent/profiles.c (oncpu: PMID cluster 1):
  *   stackprof.oncpu.stacks           event one record per process/thread/stack
  *   stackprof.oncpu.record.*               its parameters
  *   stackprof.oncpu.folded           str   per process: last interval, folded
  *   stackprof.oncpu.samples          u64   per process: cumulative samples
+ *   stackprof.oncpu.history          str   per client: the drains it has not
+ *                                          seen, as ids and counts (archives)
+ *   stackprof.oncpu.flame            u64   per (thread, stack) of the last
+ *                                          drain, named as bpftrace prints a
+ *                                          stack (grafana-pcp's flame graph)
  *   stackprof.heatmap.oncpu          u64   per slot: cumulative samples
- *   stackprof.stats.*                      sampler, symbolizer, drain, queue
+ *   stackprof.stats.*                      sampler, symbolizer, drain, queue,
+ *                                          unwind tables (metrics_unwind.c)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,20 +45,27 @@
  */
 static struct pcp_face	*ending_face;
 
-/* Every metric but the controls, whose rows come from the control table. */
-static const pmdaMetric fixed_metrics[] = {
-	METRIC(CL_ONCPU, ONCPU_STACKS, PM_TYPE_EVENT, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_NONE),
-	METRIC(CL_ONCPU, ONCPU_FOLDED, PM_TYPE_STRING, INDOM_PROCESS, PM_SEM_INSTANT, UNITS_NONE),
-	METRIC(CL_ONCPU, ONCPU_SAMPLES, PM_TYPE_U64, INDOM_PROCESS, PM_SEM_COUNTER, UNITS_COUNT),
-	METRIC(CL_ONCPU, REC_STACK, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_ONCPU, REC_COUNT, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_COUNT),
-	METRIC(CL_ONCPU, REC_PID, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_ONCPU, REC_TID, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_ONCPU, REC_COMM, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_ONCPU, REC_PROCESS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_ONCPU, REC_TYPE, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	METRIC(CL_ONCPU, REC_VALUE, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_USEC),
+/* The metrics of each profile; build_metrics puts them in the row's
+ * cluster and gives counts the row's units. */
+static const pmdaMetric profile_metrics[] = {
+	METRIC(0, PROF_STACKS, PM_TYPE_EVENT, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_NONE),
+	METRIC(0, PROF_FOLDED, PM_TYPE_STRING, INDOM_PROCESS, PM_SEM_INSTANT, UNITS_NONE),
+	METRIC(0, PROF_SAMPLES, PM_TYPE_U64, INDOM_PROCESS, PM_SEM_COUNTER, UNITS_COUNT),
+	METRIC(0, PROF_HISTORY, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_NONE),
+	METRIC(0, PROF_FLAME, PM_TYPE_U64, INDOM_FLAME, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(0, REC_STACK, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+	METRIC(0, REC_COUNT, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_COUNT),
+	METRIC(0, REC_PID, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+	METRIC(0, REC_TID, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+	METRIC(0, REC_COMM, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+	METRIC(0, REC_PROCESS, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+	METRIC(0, REC_TYPE, PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
+	METRIC(0, REC_VALUE, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_USEC),
+};
+#define NPROFILE_METRICS	(sizeof(profile_metrics) / sizeof(profile_metrics[0]))
 
+/* Every metric but the controls' and the profiles'. */
+static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_HEATMAP, HEAT_ONCPU, PM_TYPE_U64, INDOM_HEATMAP_SLOT, PM_SEM_COUNTER, UNITS_COUNT),
 
 	STAT(ST_SAMPLES), STAT(ST_FILTERED), STAT(ST_IDLE), STAT(ST_MAP_FULL),
@@ -80,6 +94,29 @@ static const pmdaMetric fixed_metrics[] = {
 	STAT(ST_FILTER_SCANS),
 	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
 	STAT(ST_EVENT_DROPPED),
+	STAT(ST_UNWIND_TABLE_FRAMES), STAT(ST_UNWIND_FP_FRAMES), STAT(ST_UNWIND_COMPLETE),
+	STAT(ST_UNWIND_TRUNC_DEPTH), STAT(ST_UNWIND_TRUNC_READ), STAT(ST_UNWIND_TRUNC_NORULE),
+	STAT(ST_UNWIND_NO_MAPPING), STAT(ST_UNWIND_NO_TABLE), STAT(ST_UNWIND_NO_PROCESS),
+	STAT(ST_UNWIND_REFRESHES), STAT(ST_USTACK_MAP_FULL),
+	STAT(ST_UNWIND_BUILDS), STAT(ST_UNWIND_BUILD_ERRORS),
+	METRIC(CL_STATS, ST_UNWIND_BUILD_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
+	STAT(ST_UNWIND_KERNEL_FULL), STAT(ST_UNWIND_EVICTIONS),
+	METRIC(CL_STATS, ST_UNWIND_TABLES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_TABLES_LOADED, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_KERNEL_ROWS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_KERNEL_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_UNWIND_KERNEL_RESERVED, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_UNWIND_USER_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_UNWIND_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_UNWIND_PENDING, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	STAT(ST_UNWIND_MAPPINGS_DROPPED), STAT(ST_UNWIND_PROCESS_ERRORS),
+	STAT(ST_REGEX_LIMITED), STAT(ST_ELF_REFUSED), STAT(ST_PERFMAP_REFUSED),
+	STAT(ST_MAPS_TRUNCATED), STAT(ST_BUDGET_REFUSED),
+	METRIC(CL_STATS, ST_HISTORY_THREADS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	METRIC(CL_STATS, ST_HISTORY_STACKS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
+	STAT(ST_HISTORY_DROPPED), STAT(ST_HISTORY_LOST),
+	METRIC(CL_STATS, ST_HISTORY_QUEUED_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_HISTORY_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_BYTES),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -91,6 +128,17 @@ static const int sampler_stat_of[ST_NITEMS] = {
 	[ST_KSTACK_MISSING] = SP_STAT_KSTACK_MISSING + 1,
 	[ST_USTACK_MISSING] = SP_STAT_USTACK_MISSING + 1,
 	[ST_EXECS] = SP_STAT_EXECS + 1, [ST_EXEC_LOST] = SP_STAT_EXEC_LOST + 1,
+	[ST_UNWIND_TABLE_FRAMES] = SP_STAT_UNWIND_TABLE_FRAMES + 1,
+	[ST_UNWIND_FP_FRAMES] = SP_STAT_UNWIND_FP_FRAMES + 1,
+	[ST_UNWIND_COMPLETE] = SP_STAT_UNWIND_COMPLETE + 1,
+	[ST_UNWIND_TRUNC_DEPTH] = SP_STAT_UNWIND_TRUNC_DEPTH + 1,
+	[ST_UNWIND_TRUNC_READ] = SP_STAT_UNWIND_TRUNC_READ + 1,
+	[ST_UNWIND_TRUNC_NORULE] = SP_STAT_UNWIND_TRUNC_NORULE + 1,
+	[ST_UNWIND_NO_MAPPING] = SP_STAT_UNWIND_NO_MAPPING + 1,
+	[ST_UNWIND_NO_TABLE] = SP_STAT_UNWIND_NO_TABLE + 1,
+	[ST_UNWIND_NO_PROCESS] = SP_STAT_UNWIND_NO_PROCESS + 1,
+	[ST_UNWIND_REFRESHES] = SP_STAT_UNWIND_REFRESH + 1,
+	[ST_USTACK_MAP_FULL] = SP_STAT_USTACK_MAP_FULL + 1,
 	/* 0 = not a sp_stat; +1 keeps index 0 usable */
 };
 
@@ -109,22 +157,82 @@ fetch_control(const struct agent *a, unsigned item, pmAtomValue *atom)
 }
 
 static int
-fetch_oncpu(const struct agent *a, unsigned item, unsigned inst, pmAtomValue *atom)
+fetch_history(struct profile *prof, pmAtomValue *atom)
+{
+	const char	*text;
+	size_t		len;
+	int		sts;
+
+	if ((sts = history_fetch(prof->history, pmdaGetContext(), &text, &len)) < 0)
+		return sts;
+	if (text == NULL)
+		return PMDA_FETCH_NOVALUES;
+	atom->cp = (char *)text;
+	return PMDA_FETCH_STATIC;
+}
+
+/* One instance of the last drain's flame view (refreshed before the fetch). */
+static int
+fetch_flame(struct profile *prof, unsigned inst, pmAtomValue *atom)
+{
+	const struct history_flame	*v;
+	size_t				lo = 0, hi = history_flame(prof->history, &v);
+
+	while (lo < hi) {
+		size_t	mid = (lo + hi) / 2;
+
+		if (v[mid].inst == (int)inst) {
+			atom->ull = v[mid].count;
+			return PMDA_FETCH_STATIC;
+		}
+		if (v[mid].inst < (int)inst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return PM_ERR_INST;
+}
+
+static int
+fetch_profile(struct profile *prof, unsigned item, unsigned inst, pmAtomValue *atom)
 {
 	struct window_proc	*p;
 
-	if (item == ONCPU_STACKS)
-		return events_fetch(a->oncpu_events, pmdaGetContext(), atom);
+	if (item == PROF_FLAME)
+		return fetch_flame(prof, inst, atom);
+	if (item == PROF_STACKS)
+		return events_fetch(prof->events, pmdaGetContext(), atom);
+	if (item == PROF_HISTORY)
+		return fetch_history(prof, atom);
 	if (item >= REC_STACK)
 		return PMDA_FETCH_NOVALUES;	/* only inside records */
-	if ((p = window_lookup(a->window, (pid_t)inst)) == NULL)
+	if ((p = window_lookup(prof->window, (pid_t)inst)) == NULL)
 		return PM_ERR_INST;
-	if (item == ONCPU_FOLDED)
+	if (item == PROF_FOLDED)
 		atom->cp = p->folded;
-	else if (item == ONCPU_SAMPLES)
+	else if (item == PROF_SAMPLES)
 		atom->ull = p->samples;
 	else
 		return PM_ERR_PMID;
+	return PMDA_FETCH_STATIC;
+}
+
+/* stackprof.stats.history_*: the on-CPU profile's history. */
+static int
+fetch_history_stat(const struct history *h, unsigned item, pmAtomValue *atom)
+{
+	struct history_stats	st;
+
+	history_get_stats(h, &st);
+	switch (item) {
+	case ST_HISTORY_THREADS:	atom->ull = st.threads; break;
+	case ST_HISTORY_STACKS:		atom->ull = st.stacks; break;
+	case ST_HISTORY_DROPPED:	atom->ull = st.dropped; break;
+	case ST_HISTORY_LOST:		atom->ull = st.lost; break;
+	case ST_HISTORY_QUEUED_BYTES:	atom->ull = st.queued_bytes; break;
+	case ST_HISTORY_BYTES:		atom->ull = st.text_bytes; break;
+	default:			return PM_ERR_PMID;
+	}
 	return PMDA_FETCH_STATIC;
 }
 
@@ -190,6 +298,10 @@ fetch_symbolizer_stat(const struct agent *a, unsigned item, pmAtomValue *atom)
 	case ST_PROC_ERRORS:	atom->ull = st.proc_errors; break;
 	case ST_SYMBOL_PROCESSES: atom->ull = st.processes; break;
 	case ST_SYMBOL_LOOKUPS:	atom->ull = st.kernel_lookups + st.user_lookups; break;
+	case ST_ELF_REFUSED:	atom->ull = st.elf_refused; break;
+	case ST_PERFMAP_REFUSED: atom->ull = st.perfmap_refused; break;
+	case ST_MAPS_TRUNCATED:	atom->ull = st.maps_truncated; break;
+	case ST_BUDGET_REFUSED:	atom->ull = st.budget_refused; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;
@@ -220,10 +332,15 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT)
 		return fetch_sampler_stat(face, item, atom);
 	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
-	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES))
+	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES) ||
+	    (item >= ST_ELF_REFUSED && item <= ST_BUDGET_REFUSED))
 		return fetch_symbolizer_stat(a, item, atom);
 	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
-		return fetch_event_stat(a->oncpu_events, item, atom);
+		return fetch_event_stat(a->profiles[PROFILE_ONCPU].events, item, atom);
+	if (item >= ST_HISTORY_THREADS && item <= ST_HISTORY_BYTES)
+		return fetch_history_stat(a->profiles[PROFILE_ONCPU].history, item, atom);
+	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_PROCESS_ERRORS)
+		return metrics_unwind_stat(a, item, atom);
 	switch (item) {
 	case ST_DRAINS:		atom->ull = a->stats.drains; break;
 	case ST_DRAIN_TIME:	atom->ull = a->stats.drain_time_us; break;
@@ -231,11 +348,13 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 	case ST_STACKS:		atom->ull = a->stats.stacks; break;
 	case ST_BAD_STORES:	atom->ull = face->bad_stores; break;
 	case ST_DENIED_STORES:	atom->ull = face->denied_stores; break;
-	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(a->window, &procs); break;
+	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(a->profiles[PROFILE_ONCPU].window,
+								      &procs); break;
 	case ST_BPF_LOADED:	atom->ul = a->sampler != NULL; break;
 	case ST_DRAIN_ERRORS:	atom->ull = a->stats.drain_errors; break;
 	case ST_FILTER_SCANS:	atom->ull = a->stats.filter_scans; break;
 	case ST_DRAIN_TIME_MAX:	atom->ull = a->stats.drain_time_max_us; break;
+	case ST_REGEX_LIMITED:	atom->ull = proc_filter_regex_limited(a->filter); break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;
@@ -247,14 +366,16 @@ fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 	struct pcp_face	*face = mdesc->m_user;
 	unsigned	cluster = pmID_cluster(mdesc->m_desc.pmid);
 	unsigned	item = pmID_item(mdesc->m_desc.pmid);
+	const struct profile_def *def;
 
 	switch (cluster) {
 	case CL_CONTROL:	return fetch_control(face->agent, item, atom);
-	case CL_ONCPU:		return fetch_oncpu(face->agent, item, inst, atom);
 	case CL_HEATMAP:	return fetch_heatmap(face, inst, atom);
 	case CL_STATS:		return fetch_stats(face, item, atom);
 	}
-	return PM_ERR_PMID;
+	if ((def = profile_by_cluster(cluster)) == NULL)
+		return PM_ERR_PMID;
+	return fetch_profile(&face->agent->profiles[def - profile_defs], item, inst, atom);
 }
 
 /* The process list changed (after each drain). */
@@ -262,7 +383,8 @@ static void
 refresh_processes(struct pcp_face *face)
 {
 	struct window_proc *const	*procs;
-	size_t				i, n = window_procs(face->agent->window, &procs);
+	size_t				i, n = window_procs(face->agent->profiles[PROFILE_ONCPU].window,
+							    &procs);
 	pmdaInstid			*v = realloc(face->proc_instances, (n ? n : 1) * sizeof(*v));
 
 	if (v == NULL) {
@@ -314,27 +436,73 @@ refresh_slots(struct pcp_face *face)
 	face->indoms[INDOM_HEATMAP_SLOT].it_numinst = (int)slots;
 }
 
+/* Profile p's flame instances: the last drain's, built when asked for. */
+static void
+refresh_flame(struct pcp_face *face, int p)
+{
+	const struct history_flame	*v;
+	size_t				i, n = history_flame(face->agent->profiles[p].history, &v);
+	pmdaInstid			*ids = realloc(face->flame_instances[p],
+						       (n ? n : 1) * sizeof(*ids));
+
+	if (ids == NULL) {
+		face->indoms[INDOM_FLAME + p].it_numinst = 0;	/* names may be stale */
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		ids[i].i_inst = v[i].inst;
+		ids[i].i_name = (char *)v[i].name;
+	}
+	face->flame_instances[p] = ids;
+	face->indoms[INDOM_FLAME + p].it_set = ids;
+	face->indoms[INDOM_FLAME + p].it_numinst = (int)n;
+}
+
+/* The profile whose flame metric pmid is, or -1. */
+static int
+flame_profile(pmID pmid)
+{
+	const struct profile_def	*def = profile_by_cluster(pmID_cluster(pmid));
+
+	return def && pmID_item(pmid) == PROF_FLAME ? (int)(def - profile_defs) : -1;
+}
+
 static int
 stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
 {
 	struct pcp_face	*face = pmdaExtGetData(pmda);
+	int		i, p;
 
 	face->snap.have_sampler = face->snap.have_heatmap = false;
 	refresh_slots(face);
+	for (i = 0; i < numpmid; i++)
+		if ((p = flame_profile(pmidlist[i])) >= 0)
+			refresh_flame(face, p);
 	return pmdaFetch(numpmid, pmidlist, resp, pmda);
 }
 
 static int
 stackprof_instance(pmInDom indom, int inst, char *name, pmInResult **result, pmdaExt *pmda)
 {
-	refresh_slots(pmdaExtGetData(pmda));
+	struct pcp_face	*face = pmdaExtGetData(pmda);
+	int		p;
+
+	refresh_slots(face);
+	for (p = 0; p < NPROFILES; p++)
+		if (indom == face->indoms[INDOM_FLAME + p].it_indom)
+			refresh_flame(face, p);
 	return pmdaInstance(indom, inst, name, result, pmda);
 }
 
 static void
 end_context(int ctx)
 {
-	events_client_end(ending_face->agent->oncpu_events, ctx);
+	int	i;
+
+	for (i = 0; i < NPROFILES; i++) {
+		events_client_end(ending_face->agent->profiles[i].events, ctx);
+		history_client_end(ending_face->agent->profiles[i].history, ctx);
+	}
 	control_end_context(ending_face, ctx);
 }
 
@@ -350,13 +518,34 @@ units_of(enum control_units u)
 	return units[u];
 }
 
-/* The control table's rows, then the fixed ones; each points at the face. */
+/* A profile's metrics in its row's cluster, its counts in its units. */
+static void
+add_profile_metrics(pmdaMetric *m, const struct profile_def *def)
+{
+	size_t	i;
+
+	memcpy(m, profile_metrics, sizeof(profile_metrics));
+	for (i = 0; i < NPROFILE_METRICS; i++) {
+		unsigned	item = pmID_item(m[i].m_desc.pmid);
+
+		m[i].m_desc.pmid = PMDA_PMID(def->cluster, item);
+		if ((item == REC_COUNT || item == PROF_SAMPLES || item == PROF_FLAME) &&
+		    def->count_unit == PROFILE_UNIT_USEC)
+			m[i].m_desc.units = (pmUnits)UNITS_USEC;
+		if (item == PROF_FLAME)
+			m[i].m_desc.indom = INDOM_FLAME + (unsigned)(def - profile_defs);
+	}
+}
+
+/* The control table's rows, the profiles', then the fixed ones; each
+ * points at the face. */
 static int
 build_metrics(struct pcp_face *face)
 {
 	size_t	nfixed = sizeof(fixed_metrics) / sizeof(fixed_metrics[0]), i;
+	size_t	nprof = NPROFILES * NPROFILE_METRICS;
 
-	face->nmetrics = (int)(ncontrols + nfixed);
+	face->nmetrics = (int)(ncontrols + nprof + nfixed);
 	if ((face->metrics = calloc(face->nmetrics, sizeof(pmdaMetric))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < ncontrols; i++) {
@@ -368,7 +557,10 @@ build_metrics(struct pcp_face *face)
 		d->sem = PM_SEM_DISCRETE;
 		d->units = units_of(controls[i].units);
 	}
-	memcpy(face->metrics + ncontrols, fixed_metrics, sizeof(fixed_metrics));
+	for (i = 0; i < NPROFILES; i++)
+		add_profile_metrics(face->metrics + ncontrols + i * NPROFILE_METRICS,
+				    &profile_defs[i]);
+	memcpy(face->metrics + ncontrols + nprof, fixed_metrics, sizeof(fixed_metrics));
 	for (i = 0; i < (size_t)face->nmetrics; i++)
 		face->metrics[i].m_user = face;
 	return 0;
@@ -379,15 +571,15 @@ metrics_init(pmdaInterface *dp, struct agent *a)
 {
 	struct pcp_face	*face = calloc(1, sizeof(*face));
 	pmID		params[EP_NPARAMS];
-	int		i;
+	int		i, p, sts = 0;
 
 	if (face == NULL || build_metrics(face) < 0) {
 		free(face);
 		return -ENOMEM;
 	}
 	face->agent = a;
-	face->indoms[INDOM_PROCESS].it_indom = INDOM_PROCESS;
-	face->indoms[INDOM_HEATMAP_SLOT].it_indom = INDOM_HEATMAP_SLOT;
+	for (i = 0; i < INDOM_FLAME + NPROFILES; i++)
+		face->indoms[i].it_indom = (pmInDom)i;
 	ending_face = face;
 
 	dp->version.seven.fetch = stackprof_fetch;
@@ -400,13 +592,16 @@ metrics_init(pmdaInterface *dp, struct agent *a)
 
 	refresh_slots(face);
 	refresh_processes(face);
-	pmdaInit(dp, face->indoms, 2, face->metrics, face->nmetrics);
+	pmdaInit(dp, face->indoms, INDOM_FLAME + NPROFILES, face->metrics, face->nmetrics);
 	pmdaSetData(dp, face);
 
 	/* after pmdaInit the PMIDs carry our domain */
-	for (i = 0; i < EP_NPARAMS; i++)
-		params[i] = pmID_build(dp->domain, CL_ONCPU, REC_STACK + i);
-	return events_set_params(a->oncpu_events, params);
+	for (p = 0; p < NPROFILES && sts == 0; p++) {
+		for (i = 0; i < EP_NPARAMS; i++)
+			params[i] = pmID_build(dp->domain, profile_defs[p].cluster, REC_STACK + i);
+		sts = events_set_params(a->profiles[p].events, params);
+	}
+	return sts;
 }
 
 void
@@ -419,6 +614,7 @@ void
 metrics_free(pmdaInterface *dp)
 {
 	struct pcp_face	*face = pmdaExtGetData(dp->version.any.ext);
+	int		i;
 
 	if (face == NULL)
 		return;
@@ -426,6 +622,8 @@ metrics_free(pmdaInterface *dp)
 		ending_face = NULL;
 	control_free(face);
 	free(face->proc_instances);
+	for (i = 0; i < NPROFILES; i++)
+		free(face->flame_instances[i]);
 	free(face->slot_instances);
 	free(face->slot_names);
 	free(face->metrics);

@@ -1,6 +1,6 @@
 /*
  * pcp_priv.h - what the PCP face keeps between callbacks.  Private to
- * pmda/pcp/ (metrics.c, control.c).
+ * pmda/pcp/ (metrics.c, metrics_unwind.c, control.c).
  *
  * One struct pcp_face per pmdaInterface, hung on it with pmdaExtSetData:
  * every callback that libpcp_pmda hands a pmdaExt reaches the agent
@@ -18,7 +18,8 @@
 
 struct pcp_face {
 	struct agent	*agent;
-	pmdaIndom	indoms[2];		/* indexed by enum metric_indom */
+	pmdaIndom	indoms[INDOM_FLAME + NPROFILES];	/* by enum metric_indom */
+	pmdaInstid	*flame_instances[NPROFILES];
 	pmdaMetric	*metrics;
 	int		nmetrics;
 	pmdaInstid	*proc_instances;
@@ -39,5 +40,9 @@ struct pcp_face {
 	uint64_t	bad_stores;
 	uint64_t	denied_stores;
 };
+
+/* metrics_unwind.c: stackprof.stats.unwind_* of the table cache (items
+ * ST_UNWIND_BUILDS..ST_UNWIND_PROCESS_ERRORS) */
+int metrics_unwind_stat(const struct agent *a, unsigned item, pmAtomValue *atom);
 
 #endif /* PCP_PRIV_H */

@@ -69,6 +69,7 @@ struct sampled_stack {
 	int		nkernel;
 	const uint64_t	*user_ips;
 	int		nuser;
+	enum sp_unwind_end user_end;	/* why the user stack's walk stopped */
 };
 
 typedef void (*sampler_stack_fn)(void *arg, const struct sampled_stack *stack);

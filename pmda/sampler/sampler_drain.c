@@ -206,6 +206,7 @@ deliver(struct sampler *s, enum sampler_profile p, int gen, uint32_t n,
 		if (u) {
 			st.user_ips = (const uint64_t *)u->pcs;
 			st.nuser = (int)u->nframes;
+			st.user_end = (enum sp_unwind_end)u->end;
 		} else if (st.key->user_stack >= SP_USTACK_RESERVED) {
 			s->lost_stacks[1] += st.count;
 		}

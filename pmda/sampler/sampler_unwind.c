@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sampler_priv.h"
@@ -291,19 +290,11 @@ check_mappings(const struct unwind_state *u, const struct sp_unwind_mapping *m, 
 	return 0;
 }
 
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns()'s clock */
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int
 sampler_unwind_set_process(struct sampler *s, pid_t tgid,
 			   const struct sp_unwind_mapping *maps, uint32_t n)
 {
+	int fd = bpf_map__fd(s->skel->maps.unwind_procs);
 	struct sp_unwind_proc *p;
 	uint32_t key = (uint32_t)tgid;
 	int err;
@@ -314,11 +305,19 @@ sampler_unwind_set_process(struct sampler *s, pid_t tgid,
 		return err;
 	if (!(p = calloc(1, sizeof(*p))))
 		return -ENOMEM;
+	/*
+	 * A new process (just exec'd: its libraries are mapped a millisecond
+	 * later) may ask for a refresh at once; an update keeps the time of
+	 * the walker's last request, so a process whose stacks hold pcs that
+	 * no mapping explains (garbage from a frame-pointer step) asks at
+	 * most every 250 ms however often it is described.
+	 */
+	if (bpf_map_lookup_elem(fd, &key, p) < 0)
+		p->refresh_ns = 0;
 	p->nmappings = n;
-	/* the maps were just read: no refresh for a while */
-	p->refresh_ns = monotonic_ns();
+	memset(p->mapping, 0, sizeof(p->mapping));
 	memcpy(p->mapping, maps, n * sizeof(*maps));
-	err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_procs), &key, p, BPF_ANY);
+	err = bpf_map_update_elem(fd, &key, p, BPF_ANY);
 	free(p);
 	return err == -E2BIG ? -ENOSPC : err;
 }

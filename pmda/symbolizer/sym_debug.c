@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <lzma.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,12 @@
 #include <zlib.h>
 #include "sym_internal.h"
 
-#define MINIDEBUG_MAX	(256u << 20)	/* refuse to inflate beyond this */
+/* A decompression bomb must not expand without limit: the inflated image
+ * may not pass MINIDEBUG_MAX (Fedora's are < 1 MB: a .symtab of what
+ * .dynsym lacks), nor the decoder use more than MINIDEBUG_MEMLIMIT (xz -9
+ * needs 65 MB: MiniDebugInfo is made with the default, 9 MB). */
+#define MINIDEBUG_MAX		(8u << 20)
+#define MINIDEBUG_MEMLIMIT	(32u << 20)
 
 bool
 sym_debug_crc32(int fd, uint32_t *crc)
@@ -152,21 +158,24 @@ sym_debug_find_file(struct sym_elf *e, const struct sym_elf_info *info,
 	return SYM_SRC_NONE;
 }
 
-/* Inflate an xz stream; NULL when it is corrupt or too large. */
+/* Inflate an xz stream; NULL when it is corrupt, or too large (*too_big). */
 static char *
-xz_inflate(const uint8_t *in, size_t inlen, size_t *outlen)
+xz_inflate(const uint8_t *in, size_t inlen, size_t *outlen, bool *too_big)
 {
 	lzma_stream strm = LZMA_STREAM_INIT;
 	size_t cap = inlen * 4 + 4096;
 	char *out = NULL, *grown;
 	lzma_ret r;
 
-	if (lzma_stream_decoder(&strm, MINIDEBUG_MAX, 0) != LZMA_OK)
+	*too_big = false;
+	if (lzma_stream_decoder(&strm, MINIDEBUG_MEMLIMIT, 0) != LZMA_OK)
 		return NULL;
 	strm.next_in = in;
 	strm.avail_in = inlen;
 	for (;;) {
-		if (cap > MINIDEBUG_MAX || (grown = realloc(out, cap)) == NULL)
+		if (cap > MINIDEBUG_MAX)
+			cap = MINIDEBUG_MAX;
+		if ((grown = realloc(out, cap)) == NULL)
 			goto fail;
 		out = grown;
 		strm.next_out = (uint8_t *)out + strm.total_out;
@@ -174,10 +183,16 @@ xz_inflate(const uint8_t *in, size_t inlen, size_t *outlen)
 		r = lzma_code(&strm, LZMA_FINISH);
 		if (r == LZMA_STREAM_END)
 			break;
+		if (r == LZMA_MEMLIMIT_ERROR)
+			*too_big = true;
 		if (r != LZMA_OK && r != LZMA_BUF_ERROR)
 			goto fail;
 		if (strm.avail_out != 0)	/* input ended before the stream did */
 			goto fail;
+		if (cap == MINIDEBUG_MAX) {	/* full, and more to come */
+			*too_big = true;
+			goto fail;
+		}
 		cap *= 2;
 	}
 	*outlen = strm.total_out;
@@ -197,9 +212,14 @@ sym_debug_minidebug(struct sym_elf *e, const struct sym_src *src,
 	char *image;
 	size_t len;
 	long n = -1;
+	bool too_big;
 
-	if (info->debugdata_size == 0 || info->debugdata_size > MINIDEBUG_MAX)
+	if (info->debugdata_size == 0)
 		return 0;
+	if (info->debugdata_size > MINIDEBUG_MAX) {
+		e->refused++;
+		return 0;
+	}
 	if ((packed = malloc(info->debugdata_size)) == NULL)
 		return -1;
 	struct sym_src whole = *src;
@@ -210,13 +230,15 @@ sym_debug_minidebug(struct sym_elf *e, const struct sym_src *src,
 	} else {
 		memcpy(packed, whole.mem + info->debugdata_off, info->debugdata_size);
 	}
-	if ((image = xz_inflate(packed, info->debugdata_size, &len)) != NULL) {
+	if ((image = xz_inflate(packed, info->debugdata_size, &len, &too_big)) != NULL) {
 		struct sym_src mem = { .fd = -1, .mem = image, .size = len };
 		struct sym_elf_info minfo;
 		n = sym_elf_parse(e, &mem, &minfo, SYM_PICK_SYMTAB, false);
 		free(image);
 	}
-	if (n < 0)
+	if (n < 0 && too_big)
+		e->refused++;
+	else if (n < 0)
 		e->debug_mismatches++;
 out:
 	free(packed);

@@ -40,6 +40,45 @@ src_read(const struct sym_src *src, uint64_t off, size_t len, void *dst)
 	return true;
 }
 
+static uint64_t
+get_uint(const unsigned char *p, int size, bool big)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < size; i++)
+		v |= (uint64_t)p[big ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * libelf sizes its section array from the header before we see a thing,
+ * and a header may claim 2^32 sections (extended numbering: the count in
+ * section 0) of a sparse file: 6 GB for libelf.  So the count is read and
+ * bounded here first (SYM_SECTIONS_MAX).
+ */
+static bool
+section_count_ok(const struct sym_src *src)
+{
+	unsigned char h[64], s0[64];
+	bool big, wide;
+	uint64_t shoff, shnum;
+
+	if (!src_read(src, 0, 52, h) || memcmp(h, ELFMAG, SELFMAG) != 0)
+		return true;		/* not ELF: libelf says so */
+	wide = h[EI_CLASS] == ELFCLASS64;
+	big = h[EI_DATA] == ELFDATA2MSB;
+	if (wide && !src_read(src, 0, 64, h))
+		return false;
+	shoff = get_uint(h + (wide ? 0x28 : 0x20), wide ? 8 : 4, big);
+	shnum = get_uint(h + (wide ? 0x3c : 0x30), 2, big);
+	if (shnum == 0 && shoff != 0) {
+		if (!src_read(src, shoff, wide ? 64 : 40, s0))
+			return false;
+		shnum = get_uint(s0 + (wide ? 0x20 : 0x14), wide ? 8 : 4, big);
+	}
+	return shnum <= SYM_SECTIONS_MAX;
+}
+
 static Elf *
 src_open(const struct sym_src *src)
 {
@@ -93,25 +132,105 @@ alias_rank(int bind, const char *name)
 	return r * 4 + (3 - u);
 }
 
-/* Append the function symbols of symbol section scn (linked string table
- * strsh) to e.  Returns the number added, or -1. */
+/* Append the function symbol sym (names in blob of blob_size bytes). */
+static bool
+add_symbol(struct sym_elf *e, const GElf_Sym *sym, const char *blob, size_t blob_size)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return false;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0 ||
+	    sym->st_name == 0 || sym->st_name >= blob_size)
+		return false;
+	e->list.syms[e->list.n++] = (struct sym_entry){
+		.addr = sym->st_value,
+		.name = blob + sym->st_name,
+		.size = sym->st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym->st_size,
+		.rank = alias_rank(GELF_ST_BIND(sym->st_info), blob + sym->st_name),
+	};
+	return true;
+}
+
+/* Symbol i of a chunk libelf converted to host form. */
+static void
+to_gelf(const char *raw, size_t i, bool wide, GElf_Sym *out)
+{
+	if (wide) {
+		Elf64_Sym s;
+
+		memcpy(&s, raw + i * sizeof(s), sizeof(s));
+		*out = s;
+	} else {
+		Elf32_Sym s;
+
+		memcpy(&s, raw + i * sizeof(s), sizeof(s));
+		*out = (GElf_Sym){ .st_name = s.st_name, .st_info = s.st_info, .st_other = s.st_other,
+				   .st_shndx = s.st_shndx, .st_value = s.st_value, .st_size = s.st_size };
+	}
+}
+
+/*
+ * The symbols of section sh, read SYM_CHUNK bytes at a time and converted
+ * to host form by libelf (any class, any byte order): memory holds the
+ * string table and the kept entries, never the whole section.
+ */
 static long
-add_symbols(struct sym_elf *e, const struct sym_src *src, Elf_Scn *scn,
+read_symbols(struct sym_elf *e, const struct sym_src *src, Elf *elf, const GElf_Shdr *sh,
+	     const char *blob, size_t blob_size)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t nsym = sh->sh_size / sh->sh_entsize, per, added = 0;
+	bool wide = gelf_getclass(elf) == ELFCLASS64;
+	static char raw[SYM_CHUNK];
+
+	if (entsize == 0 || sh->sh_entsize != entsize)
+		return -1;
+	per = SYM_CHUNK / entsize;
+	for (size_t first = 0; first < nsym; first += per) {
+		size_t n = nsym - first < per ? nsym - first : per;
+		Elf_Data in = { .d_buf = raw, .d_type = ELF_T_SYM, .d_size = n * entsize,
+				.d_version = EV_CURRENT };
+		Elf_Data out = in;
+
+		if (!src_read(src, sh->sh_offset + first * entsize, n * entsize, raw) ||
+		    gelf_xlatetom(elf, &out, &in, elf_getident(elf, NULL)[EI_DATA]) == NULL)
+			return -1;
+		for (size_t i = first == 0 ? 1 : 0; i < n; i++) {
+			GElf_Sym sym;
+
+			to_gelf(raw, i, wide, &sym);
+			if (add_symbol(e, &sym, blob, blob_size))
+				added++;
+		}
+	}
+	return (long)added;
+}
+
+/* Append the function symbols of symbol section sh (linked string table
+ * strsh) to e.  Returns the number added, -1 for a damaged file, -2 for a
+ * table over the bounds (SYM_SECTION_MAX, SYM_STRTAB_MAX), refused
+ * before anything is read. */
+static long
+add_symbols(struct sym_elf *e, const struct sym_src *src, Elf *elf,
 	    const GElf_Shdr *sh, const GElf_Shdr *strsh)
 {
-	Elf_Data *data;
 	char *blob;
-	size_t i, nsym, added = 0;
+	size_t nsym;
 	struct sym_entry *grown;
+	long added;
 
 	if (sh->sh_entsize == 0 || sh->sh_offset > src->size ||
 	    sh->sh_size > src->size - sh->sh_offset)
 		return -1;
-	if ((data = elf_getdata(scn, NULL)) == NULL || data->d_size < sh->sh_size)
-		return -1;
+	if (sh->sh_size > SYM_SECTION_MAX || strsh->sh_size > SYM_STRTAB_MAX)
+		return -2;
+	/* an entry size beyond the table: no symbols, and realloc(syms, 0)
+	 * below would free a table the list still points at */
+	if ((nsym = sh->sh_size / sh->sh_entsize) == 0)
+		return 0;
 	if ((blob = read_strtab(src, strsh)) == NULL)
 		return -1;
-	nsym = sh->sh_size / sh->sh_entsize;
 	grown = realloc(e->list.syms, (e->list.n + nsym) * sizeof(*grown));
 	if (grown == NULL || !add_blob(e, blob, strsh->sh_size + 1)) {
 		if (grown)
@@ -120,27 +239,11 @@ add_symbols(struct sym_elf *e, const struct sym_src *src, Elf_Scn *scn,
 		return -1;
 	}
 	e->list.syms = grown;
-	for (i = 1; i < nsym; i++) {
-		GElf_Sym sym;
-		int type;
-
-		if (gelf_getsym(data, i, &sym) == NULL)
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0 ||
-		    sym.st_name == 0 || sym.st_name >= strsh->sh_size)
-			continue;
-		grown[e->list.n++] = (struct sym_entry){
-			.addr = sym.st_value,
-			.name = blob + sym.st_name,
-			.size = sym.st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym.st_size,
-			.rank = alias_rank(GELF_ST_BIND(sym.st_info), blob + sym.st_name),
-		};
-		added++;
-	}
-	return (long)added;
+	added = read_symbols(e, src, elf, sh, blob, strsh->sh_size);
+	/* only what was kept: a table is mostly not functions */
+	if (e->list.n > 0 && (grown = realloc(e->list.syms, e->list.n * sizeof(*grown))) != NULL)
+		e->list.syms = grown;
+	return added;
 }
 
 static bool
@@ -165,9 +268,10 @@ read_layout(struct sym_elf *e, Elf *elf)
 }
 
 static void
-read_build_id(Elf_Scn *scn, struct sym_elf_info *info)
+read_build_id(Elf_Scn *scn, const GElf_Shdr *sh, struct sym_elf_info *info)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	/* libelf reads a whole section to hand out its data */
+	Elf_Data *data = sh->sh_size <= SYM_SMALL_SECTION_MAX ? elf_getdata(scn, NULL) : NULL;
 	size_t off = 0, next;
 	GElf_Nhdr nh;
 	size_t name_off, desc_off;
@@ -202,12 +306,16 @@ read_debuglink(const struct sym_src *src, const GElf_Shdr *sh, struct sym_elf_in
 	memcpy(&info->debuglink_crc, buf + crc_off, 4);
 }
 
-/* Walk the sections once: notes, debug links, and the symbol tables. */
+/* Walk the sections once: notes, debug links, and the symbol tables.
+ * Section names only from a name table libelf may read whole. */
 static void
 scan_sections(Elf *elf, const struct sym_src *src, size_t shstrndx,
 	      struct sym_elf_info *info, Elf_Scn **symtab, Elf_Scn **dynsym)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr namesh;
+	bool names = gelf_getshdr(elf_getscn(elf, shstrndx), &namesh) != NULL &&
+		     namesh.sh_size <= SYM_SMALL_SECTION_MAX;
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
@@ -215,7 +323,7 @@ scan_sections(Elf *elf, const struct sym_src *src, size_t shstrndx,
 
 		if (gelf_getshdr(scn, &sh) == NULL)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = names ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
 		if (sh.sh_type == SHT_SYMTAB && sh.sh_size > 0) {
 			*symtab = scn;
 			info->has_symtab = true;
@@ -223,7 +331,7 @@ scan_sections(Elf *elf, const struct sym_src *src, size_t shstrndx,
 			*dynsym = scn;
 			info->has_dynsym = true;
 		} else if (sh.sh_type == SHT_NOTE && info->build_id_len == 0) {
-			read_build_id(scn, info);
+			read_build_id(scn, &sh, info);
 		} else if (name && strcmp(name, ".gnu_debuglink") == 0) {
 			read_debuglink(src, &sh, info);
 		} else if (name && strcmp(name, ".gnu_debugdata") == 0 &&
@@ -247,6 +355,10 @@ sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
 	long ret = -1;
 
 	memset(info, 0, sizeof(*info));
+	if (!section_count_ok(src)) {
+		e->refused++;
+		return -1;
+	}
 	if ((elf = src_open(src)) == NULL)
 		return -1;
 	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL ||
@@ -260,7 +372,11 @@ sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
 	ret = 0;
 	if (pick && gelf_getshdr(pick, &sh) != NULL &&
 	    gelf_getshdr(elf_getscn(elf, sh.sh_link), &strsh) != NULL)
-		ret = add_symbols(e, src, pick, &sh, &strsh);
+		ret = add_symbols(e, src, elf, &sh, &strsh);
+	if (ret == -2) {
+		e->refused++;		/* over the bounds: as if it had none */
+		ret = 0;
+	}
 out:
 	elf_end(elf);
 	return ret;
@@ -328,7 +444,7 @@ sym_elf_load(int fd, const char *root, const char *path)
 	/* no loadable segment: truncated, or nothing a process could map */
 	if (sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0 || e->nloads == 0)
 		goto fail;
-	if (info.has_symtab) {
+	if (info.has_symtab && e->refused == 0) {
 		e->source = SYM_SRC_SYMTAB;
 	} else if ((e->source = sym_debug_find_file(e, &info, root, path)) == SYM_SRC_NONE) {
 		/* stripped, no debug file: .dynsym plus MiniDebugInfo if any */
@@ -342,6 +458,15 @@ sym_elf_load(int fd, const char *root, const char *path)
 	sym_elf_account(e);
 	return e;
 fail:
+	if (e != NULL && e->refused > 0) {
+		/* over a bound: an empty table that says so, not an error */
+		struct sym_elf *empty = sym_elf_empty();
+
+		if (empty != NULL)
+			empty->refused = e->refused;
+		sym_elf_free(e);
+		return empty;
+	}
 	sym_elf_free(e);
 	return NULL;
 }

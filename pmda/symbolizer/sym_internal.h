@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "symbolize.h"
 
@@ -48,6 +49,19 @@ void sym_list_forget_names(struct sym_list *l);
 void sym_list_free(struct sym_list *l);
 
 /* ---- one ELF file's symbols and layout ---- */
+/*
+ * Bounds on what one file may cost (docs/design.md, "Bounds"): a symbol
+ * section (.symtab, .dynsym) of more than SYM_SECTION_MAX bytes (524288
+ * 64-bit symbols: libLLVM has 258k) or a string table over SYM_STRTAB_MAX
+ * is refused unread and counted, as if the file had none (the next source
+ * is tried: .dynsym, debug files).  At the bounds a table loads in ~60 ms
+ * and holds < 30 MB; a 1 GB .symtab took 4 s and 1 GB before.
+ */
+#define SYM_SECTION_MAX		(12u << 20)
+#define SYM_STRTAB_MAX		(16u << 20)
+#define SYM_CHUNK		(64u << 10)	/* symbols are read this much at a time */
+#define SYM_SECTIONS_MAX	65535		/* sections in one file */
+#define SYM_SMALL_SECTION_MAX	(1u << 20)	/* notes, section names: read whole */
 struct sym_load {			/* a PT_LOAD segment */
 	uint64_t	offset, vaddr, filesz;
 };
@@ -67,6 +81,7 @@ struct sym_elf {
 	int		nloads;
 	enum sym_source	source;
 	unsigned	debug_mismatches;	/* debug files refused while loading it */
+	unsigned	refused;	/* tables over the bounds it met (SYM_*_MAX) */
 	char		**blobs;	/* string tables the entries point into */
 	int		nblobs;
 	size_t		blob_bytes;
@@ -135,7 +150,9 @@ char *sym_demangle(const char *name);
 
 /* ---- kernel (sym_kernel.c) ---- */
 struct sym_kernel;
-struct sym_kernel *sym_kernel_load(const char *kallsyms_path);
+/* Kernel symbols read from the start of fd (a /proc/kallsyms descriptor,
+ * kept open: see sym_kernel.c); NULL when none could be read. */
+struct sym_kernel *sym_kernel_load(int fd);
 void sym_kernel_free(struct sym_kernel *k);
 /* Name of the kernel function at ip, or NULL. */
 const char *sym_kernel_find(struct sym_kernel *k, uint64_t ip);
@@ -183,6 +200,12 @@ struct sym_map {			/* one executable mapping */
 
 struct sym_perfmap;
 
+/* The executable mappings of pid, sorted by start (sym_maps.c): *maps is
+ * malloc'd, paths too.  false when /proc/PID/maps cannot be opened;
+ * *truncated when a bound cut the list. */
+bool sym_maps_read(pid_t pid, struct sym_map **maps, size_t *n, bool *truncated);
+extern size_t sym_maps_lines_max;	/* lines of the text read (65536; tests) */
+
 /*
  * Which program image a PID runs.  The start time tells a reused PID apart,
  * but exec keeps it; start_code and start_stack (randomized at every exec)
@@ -224,6 +247,13 @@ struct sym_proc *sym_procs_capture(struct sym_procs *ps, struct sym_cache *c,
 bool sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p,
 		      unsigned gen);
 struct sym_map *sym_proc_find_map(const struct sym_proc *p, uint64_t ip);
+/* The executable mappings in f (the text of a /proc/PID/maps), in file
+ * order, into *maps (malloc'd; each path too), marked against exe as
+ * sym_maps_mark_exe does.  Returns the count.  For
+ * qa/fuzz/pmda/fuzz_sym_proc.c: sym_maps_read parses the same way. */
+struct stat;
+void sym_maps_mark_exe(struct sym_map *maps, size_t n, const struct stat *exe);
+size_t sym_maps_parse(FILE *f, const struct stat *exe, struct sym_map **maps);
 /* Open the file behind mapping m of p as p sees it: an fd, or -1. */
 int sym_proc_open_map(const struct sym_proc *p, const struct sym_map *m);
 /* The symbol table of file mapping m, loading it once (NULL when unreadable). */
@@ -241,6 +271,8 @@ struct sym_proc *sym_procs_oldest(struct sym_procs *ps);
 struct sym_proc *sym_procs_newer(struct sym_procs *ps, struct sym_proc *p);
 size_t sym_procs_bytes(const struct sym_procs *ps);
 size_t sym_procs_count(const struct sym_procs *ps);
+/* Maps reads cut at their line bound so far. */
+uint64_t sym_procs_truncated(const struct sym_procs *ps);
 
 /* ---- vDSO (sym_vdso.c) ---- */
 /* A malloc'd copy of pid's [vdso] image at [start, end), or ours when it
@@ -254,7 +286,7 @@ struct sym_elf *sym_vdso_load(pid_t pid, uint64_t start, uint64_t end,
 /* Name of ip from /tmp/perf-NSPID.map of p, re-reading the map when it grew
  * (checked at most once per generation).  NULL when unknown. */
 const char *sym_perfmap_find(struct sym_proc *p, uint64_t ip, unsigned gen,
-			     struct sym_counters *cnt);
+			     bool may_grow, struct sym_counters *cnt);
 void sym_perfmap_free(struct sym_perfmap *pm);
 size_t sym_perfmap_bytes(const struct sym_perfmap *pm);
 
@@ -266,6 +298,10 @@ struct sym_counters {
 	uint64_t	debug_mismatches;	/* debug file with wrong CRC / build-id */
 	uint64_t	perfmap_bad_lines;	/* perf map lines we could not parse */
 	uint64_t	proc_errors;		/* unreadable /proc entries */
+	/* inputs refused by a bound (docs/design.md, "Bounds") */
+	uint64_t	elf_refused;		/* symbol tables, MiniDebugInfo */
+	uint64_t	perfmap_refused;	/* perf map reads cut short */
+	uint64_t	budget_refused;		/* tables not loaded: cache far over */
 };
 
 #endif /* SYM_INTERNAL_H */

@@ -11,6 +11,7 @@
  * an address wins over an earlier one (JIT code gets reused).
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,16 @@
 #include "sym_internal.h"
 
 #define ARENA_CHUNK	(64 * 1024)
-#define PERFMAP_MAX	(256u << 20)	/* ignore what a runaway writer adds beyond */
+/*
+ * Bounds (docs/design.md, "Bounds"): the map is written by the process we
+ * sample, so by anyone.  A file over PERFMAP_MAX is not read at all; at
+ * most PERFMAP_READ_MAX bytes are read per generation (~10 ms of parsing) (the rest waits for
+ * the next); at most PERFMAP_ENTRIES_MAX entries are kept, then the file
+ * is read no more.  Each is counted in perfmap_refused.
+ */
+#define PERFMAP_MAX		(256u << 20)
+#define PERFMAP_READ_MAX	(1u << 20)
+#define PERFMAP_ENTRIES_MAX	131072
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -34,6 +44,7 @@ struct sym_perfmap {
 	size_t		arena_bytes;
 	off_t		read_off;	/* just after the last complete line read */
 	unsigned	checked_gen;
+	bool		full;		/* PERFMAP_ENTRIES_MAX reached: read no more */
 	uint32_t	seq;		/* line number: later lines outrank earlier */
 	char		path[96];
 };
@@ -130,10 +141,14 @@ read_more(struct sym_perfmap *pm, struct sym_counters *cnt)
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) != 0 || st.st_size <= pm->read_off || st.st_size > PERFMAP_MAX) {
+		if (st.st_size > PERFMAP_MAX)
+			cnt->perfmap_refused++;
 		close(fd);
 		return;
 	}
 	len = st.st_size - pm->read_off;
+	if (len > PERFMAP_READ_MAX)
+		len = PERFMAP_READ_MAX;
 	if ((buf = malloc(len + 1)) == NULL) {
 		close(fd);
 		return;
@@ -144,10 +159,19 @@ read_more(struct sym_perfmap *pm, struct sym_counters *cnt)
 	sym_list_forget_names(&pm->list);
 	for (line = buf; got > 0 && (nl = memchr(line, '\n', buf + got - line)) != NULL;
 	     line = nl + 1) {
+		if (pm->list.n >= PERFMAP_ENTRIES_MAX) {
+			pm->full = true;
+			cnt->perfmap_refused++;
+			break;
+		}
 		if (!parse_line(pm, line, nl - line))
 			cnt->perfmap_bad_lines++;
 		else
 			added++;
+	}
+	if (got > 0 && line == buf && got == (ssize_t)PERFMAP_READ_MAX) {
+		line = buf + got;	/* no newline in a whole read: not a line */
+		cnt->perfmap_bad_lines++;
 	}
 	if (got > 0)
 		pm->read_off += line - buf;	/* a partial last line waits */
@@ -157,7 +181,8 @@ read_more(struct sym_perfmap *pm, struct sym_counters *cnt)
 }
 
 const char *
-sym_perfmap_find(struct sym_proc *p, uint64_t ip, unsigned gen, struct sym_counters *cnt)
+sym_perfmap_find(struct sym_proc *p, uint64_t ip, unsigned gen, bool may_grow,
+		 struct sym_counters *cnt)
 {
 	struct sym_perfmap *pm = p->perfmap;
 	long i;
@@ -170,7 +195,8 @@ sym_perfmap_find(struct sym_proc *p, uint64_t ip, unsigned gen, struct sym_count
 		pm->checked_gen = gen - 1;
 		p->perfmap = pm;
 	}
-	if ((i = sym_list_find(&pm->list, ip)) < 0 && pm->checked_gen != gen) {
+	if ((i = sym_list_find(&pm->list, ip)) < 0 && pm->checked_gen != gen && !pm->full &&
+	    may_grow) {
 		pm->checked_gen = gen;
 		read_more(pm, cnt);
 		i = sym_list_find(&pm->list, ip);

@@ -26,6 +26,7 @@ struct sym_procs {
 	struct sym_proc	*bucket[PROC_BUCKETS];
 	struct sym_proc	lru;		/* sentinel: lru.lru_next is the newest */
 	size_t		bytes, count;
+	uint64_t	maps_truncated;	/* reads a bound cut (sym_maps.c) */
 };
 
 struct sym_procs *
@@ -153,91 +154,20 @@ sym_ident_equal(const struct sym_ident *a, const struct sym_ident *b)
 	       a->start_stack == b->start_stack;
 }
 
-static enum sym_map_kind
-classify(const char *path, bool *deleted)
-{
-	*deleted = false;
-	if (path[0] == '\0')
-		return SYM_MAP_ANON;
-	if (strcmp(path, "[vdso]") == 0)
-		return SYM_MAP_VDSO;
-	if (path[0] == '[')
-		return SYM_MAP_SPECIAL;
-	if (strncmp(path, "/memfd:", 7) == 0)
-		return SYM_MAP_MEMFD;
-	if (path[0] != '/')
-		return SYM_MAP_SPECIAL;
-	return SYM_MAP_FILE;
-}
-
-/* One maps line into m; false for lines we do not keep (not executable). */
+/* Read the executable mappings of p->pid (sym_maps.c).  false when
+ * /proc/PID is gone; *truncated when a bound cut the list. */
 static bool
-parse_maps_line(char *line, struct sym_map *m)
+read_maps(struct sym_proc *p, bool *truncated)
 {
-	unsigned long long start, end, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int pos = 0;
-	char *path;
-	size_t len;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
-		   &off, &maj, &min, &ino, &pos) < 7 || pos == 0)
-		return false;
-	if (strlen(perms) < 3 || perms[2] != 'x' || end <= start)
-		return false;
-	path = line + pos;
-	len = strcspn(path, "\n");
-	path[len] = '\0';
-	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = end;
-	m->pgoff = off;
-	m->dev = makedev(maj, min);
-	m->ino = ino;
-	m->kind = classify(path, &m->deleted);
-	if (len >= 10 && strcmp(path + len - 10, " (deleted)") == 0) {
-		m->deleted = true;
-		path[len - 10] = '\0';
-	}
-	if (path[0] && (m->path = strdup(path)) == NULL)
-		return false;
-	return true;
-}
-
-/* Read the executable mappings of p->pid.  false when /proc/PID is gone. */
-static bool
-read_maps(struct sym_proc *p)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0, n = 0, alloc = 0;
-	struct sym_map *maps = NULL, m;
+	char path[64];
+	struct sym_map *maps = NULL;
 	struct stat exe;
-	bool have_exe;
-	FILE *f;
+	size_t n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	if ((f = fopen(path, "re")) == NULL)
+	if (!sym_maps_read(p->pid, &maps, &n, truncated))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	have_exe = stat(path, &exe) == 0;
-	while (getline(&line, &cap, f) > 0) {
-		if (!parse_maps_line(line, &m))
-			continue;
-		if (n == alloc) {
-			struct sym_map *g = realloc(maps, (alloc = alloc ? alloc * 2 : 16) * sizeof(*g));
-			if (g == NULL) {
-				free(m.path);
-				break;
-			}
-			maps = g;
-		}
-		m.is_exe = have_exe && m.kind == SYM_MAP_FILE &&
-			   m.dev == exe.st_dev && m.ino == exe.st_ino;
-		maps[n++] = m;
-	}
-	free(line);
-	fclose(f);
+	sym_maps_mark_exe(maps, n, stat(path, &exe) == 0 ? &exe : NULL);
 	p->maps = maps;
 	p->nmaps = n;
 	p->bytes = sizeof(*p) + n * sizeof(*maps);
@@ -263,13 +193,15 @@ sym_procs_capture(struct sym_procs *ps, struct sym_cache *c, pid_t pid, unsigned
 	p->checked_gen = gen;
 	p->bytes = sizeof(*p);
 	struct sym_ident after;
-	if (!sym_proc_ident(pid, &p->id) || !read_maps(p) ||
+	bool truncated = false;
+	if (!sym_proc_ident(pid, &p->id) || !read_maps(p, &truncated) ||
 	    !sym_proc_ident(pid, &after) || !sym_ident_equal(&p->id, &after)) {
 		/* gone, or exec'd/replaced while we read: nothing trustworthy */
 		free_maps(p, c);
 		p->lost = true;
 		p->bytes = sizeof(*p);
 	}
+	ps->maps_truncated += truncated;
 	p->hnext = ps->bucket[b];
 	ps->bucket[b] = p;
 	lru_push(ps, p);
@@ -283,11 +215,13 @@ sym_procs_reread(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p, 
 {
 	struct sym_proc fresh = { .pid = p->pid };
 	struct sym_ident now;
+	bool truncated = false;
 
 	p->maps_gen = gen;
 	if (p->lost || !sym_proc_ident(p->pid, &now) || !sym_ident_equal(&now, &p->id) ||
-	    !read_maps(&fresh))
+	    !read_maps(&fresh, &truncated))
 		return false;
+	ps->maps_truncated += truncated;
 	free_maps(p, c);
 	ps->bytes -= p->bytes;
 	p->maps = fresh.maps;
@@ -366,8 +300,10 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		root[0] = '\0';	/* exited: look for debug files in our namespace */
 	e = sym_elf_load(fd, root, m->path);
 	close(fd);
-	if (e != NULL)
+	if (e != NULL) {
 		cnt->debug_mismatches += e->debug_mismatches;
+		cnt->elf_refused += e->refused;
+	}
 	if (e == NULL) {
 		/* not an ELF we can read: remember that, as an empty table, so
 		 * other processes mapping it do not parse it again */
@@ -414,6 +350,12 @@ size_t
 sym_procs_bytes(const struct sym_procs *ps)
 {
 	return ps->bytes;
+}
+
+uint64_t
+sym_procs_truncated(const struct sym_procs *ps)
+{
+	return ps->maps_truncated;
 }
 
 size_t

@@ -9,6 +9,8 @@
  * symbol), and a copy of an already demangled name into the caller's buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -46,7 +48,7 @@ struct symbolizer {
 	bool		need_trim;	/* something was loaded since the last trim */
 	struct sym_kernel *kernel;
 	unsigned	kernel_gen;	/* generation kallsyms was (last tried to be) read */
-	const char	*kallsyms_path;
+	int		kallsyms_fd;	/* opened at start, while privileged */
 	struct sym_cache *cache;
 	struct sym_procs *procs;
 	struct sym_counters cnt;
@@ -64,7 +66,7 @@ symbolizer_new(size_t cache_limit_bytes)
 	s->limit = cache_limit_bytes;
 	s->idle_ns = CACHE_IDLE_NS;
 	s->gen = 1;
-	s->kallsyms_path = "/proc/kallsyms";
+	s->kallsyms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	s->cache = sym_cache_new();
 	s->procs = sym_procs_new();
 	if (s->cache == NULL || s->procs == NULL) {
@@ -83,6 +85,8 @@ symbolizer_free(struct symbolizer *s)
 		sym_procs_free(s->procs, s->cache);
 	sym_cache_free(s->cache);
 	sym_kernel_free(s->kernel);
+	if (s->kallsyms_fd >= 0)
+		close(s->kallsyms_fd);
 	free(s);
 }
 
@@ -92,7 +96,9 @@ symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
 	sym_kernel_free(s->kernel);
 	s->kernel = NULL;
 	s->kernel_gen = 0;
-	s->kallsyms_path = path;
+	if (s->kallsyms_fd >= 0)
+		close(s->kallsyms_fd);
+	s->kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC);
 }
 
 /* prefix + name into buf, truncated, always NUL-terminated. */
@@ -140,7 +146,7 @@ symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len)
 	/* first use, or a module loaded since we read kallsyms */
 	if (name == NULL && (s->kernel_gen == 0 || s->gen - s->kernel_gen >= KALLSYMS_RELOAD_GENS)) {
 		s->kernel_gen = s->gen;
-		struct sym_kernel *k = sym_kernel_load(s->kallsyms_path);
+		struct sym_kernel *k = sym_kernel_load(s->kallsyms_fd);
 		if (k) {
 			sym_kernel_free(s->kernel);
 			s->kernel = k;
@@ -194,6 +200,21 @@ proc_for(struct symbolizer *s, pid_t tgid)
 	return p && !p->lost ? p : NULL;
 }
 
+/*
+ * The bound is exceeded during a drain (trim never evicts what the current
+ * generation uses), but not without limit: past twice the limit no table
+ * is loaded and no perf map grows until collect has trimmed (counted in
+ * budget_refused; the frame is named by its module meanwhile).
+ */
+static bool
+over_budget(struct symbolizer *s)
+{
+	size_t now = sym_cache_bytes(s->cache) + sym_procs_bytes(s->procs) +
+		     sym_kernel_bytes(s->kernel);
+
+	return now > 2 * s->limit;
+}
+
 static void
 name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		uint64_t ip, char *buf, size_t len)
@@ -202,6 +223,11 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 	uint64_t vaddr;
 	long i;
 
+	if (!m->tried && over_budget(s)) {
+		s->cnt.budget_refused++;
+		put_module(s, buf, len, m->path);	/* tried again next generation */
+		return;
+	}
 	if (!m->tried) {
 		e = sym_proc_map_elf(p, m, s->cache, &s->cnt);
 		s->need_trim = true;
@@ -219,13 +245,16 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		uint64_t ip, char *buf, size_t len)
 {
 	size_t before = sym_perfmap_bytes(p->perfmap);
-	const char *name = sym_perfmap_find(p, ip, s->gen, &s->cnt);
+	bool may_grow = !over_budget(s);
+	const char *name = sym_perfmap_find(p, ip, s->gen, may_grow, &s->cnt);
 	size_t after = sym_perfmap_bytes(p->perfmap);
 
 	if (after != before) {
 		sym_procs_add_bytes(s->procs, p, (ssize_t)(after - before));
 		s->need_trim = true;
 	}
+	if (!may_grow)
+		s->cnt.budget_refused++;
 	if (name) {
 		put_name(buf, len, "", name);
 		return;
@@ -556,5 +585,9 @@ symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->debug_mismatches = s->cnt.debug_mismatches;
 	st->perfmap_bad_lines = s->cnt.perfmap_bad_lines;
 	st->proc_errors = s->cnt.proc_errors;
+	st->elf_refused = s->cnt.elf_refused;
+	st->perfmap_refused = s->cnt.perfmap_refused;
+	st->maps_truncated = sym_procs_truncated(s->procs);
+	st->budget_refused = s->cnt.budget_refused;
 	st->processes = sym_procs_count(s->procs);
 }

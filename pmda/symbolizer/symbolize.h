@@ -37,9 +37,16 @@ struct symbolizer_stats {
 	uint64_t	perfmap_bad_lines; /* perf map lines that did not parse */
 	uint64_t	proc_errors;	/* /proc entries or mapped files we could not open */
 	uint64_t	processes;	/* process entries cached now */
+	/* inputs refused by a bound (docs/design.md, "Bounds") */
+	uint64_t	elf_refused;	/* symbol tables or MiniDebugInfo over the bounds */
+	uint64_t	perfmap_refused; /* perf map reads cut at a bound */
+	uint64_t	maps_truncated;	/* /proc/PID/maps reads stopped at the line bound */
+	uint64_t	budget_refused;	/* tables not loaded: the cache was far over its limit */
 };
 
-/* cache_limit_bytes bounds the ELF symbol and process caches (LRU). */
+/* cache_limit_bytes bounds the ELF symbol and process caches (LRU).
+ * /proc/kallsyms is opened here and kept: make the symbolizer before
+ * dropping CAP_SYSLOG, and kernel addresses stay readable. */
 struct symbolizer *symbolizer_new(size_t cache_limit_bytes);
 void symbolizer_free(struct symbolizer *s);
 

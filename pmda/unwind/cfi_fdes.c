@@ -241,7 +241,8 @@ cfi_fdes_list(const struct cfi_section *sec, struct cfi_fde_list *list,
 		list->errors = errors;
 		return -1;
 	}
-	qsort(list->v, list->n, sizeof(*list->v), fde_cmp);
+	if (list->n > 1)	/* no FDE: v is NULL, which qsort may not be given */
+		qsort(list->v, list->n, sizeof(*list->v), fde_cmp);
 	return 0;
 }
 

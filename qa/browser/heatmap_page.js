@@ -3,7 +3,10 @@
 // an end cell, read the flame graph drawn for that range, reload from the
 // URL, and check that profile text with markup stays text.
 //
-//   node heatmap_page.js FILE.svg SCREENSHOT_PREFIX
+//   node heatmap_page.js FILE.svg|URL SCREENSHOT_PREFIX
+//
+// (A URL serves it over HTTP, e.g. with a Content-Security-Policy header:
+// qa/301.)
 //
 // Prints one line per observation, stable from run to run, for qa/406.out.
 // Exits 1 only on errors of the harness itself.
@@ -28,7 +31,7 @@ async function open(browser, hash) {
 	const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
 	page.on('dialog', d => { dialogs.push(d.message()); d.dismiss(); });
 	page.on('pageerror', e => pageErrors.push(String(e)));
-	await page.goto('file://' + file + (hash || ''));
+	await page.goto((/^https?:/.test(file) ? file : 'file://' + file) + (hash || ''));
 	return page;
 }
 

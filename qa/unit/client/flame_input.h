@@ -13,7 +13,7 @@
 #define US_PER_SAMPLE	10000
 
 /* Add every line of text to t; returns the number of lines added. */
-static int
+static inline int
 add_folded(struct flame_tree *t, const char *text)
 {
 	char		*copy = strdup(text), *line, *save = NULL, *sp, *p;
@@ -42,7 +42,7 @@ add_folded(struct flame_tree *t, const char *text)
 }
 
 /* A finished tree from folded text (NULL if anything failed). */
-static struct flame_tree *
+static inline struct flame_tree *
 tree_from(const char *text)
 {
 	struct flame_tree *t = flame_tree_new();
@@ -55,6 +55,29 @@ tree_from(const char *text)
 		return NULL;
 	}
 	return t;
+}
+
+/*
+ * Node i of a finished tree, by walking to it (tests only: a walk is the
+ * tree's one way to its nodes).  NULL past the end.  The copy returned
+ * lives in a ring of four, so a test may hold a few at once.
+ */
+static inline const struct flame_node *
+tree_node(const struct flame_tree *t, size_t i)
+{
+	static struct flame_node	ring[4];
+	static unsigned			next;
+	struct flame_walk		*w = flame_walk_new(t);
+	const struct flame_node		*x = NULL;
+
+	while (w != NULL && (x = flame_walk_next(w)) != NULL && x->id != i)
+		;
+	if (x != NULL) {
+		ring[next % 4] = *x;
+		x = &ring[next++ % 4];
+	}
+	flame_walk_free(w);
+	return x;
 }
 
 #endif /* FLAME_INPUT_H */

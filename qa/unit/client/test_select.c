@@ -5,8 +5,11 @@
  * filters.  Trees are read back through tree.h, path by path.
  */
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include "unit.h"
+#include "common/bounded_regex.h"
+#include "flame_input.h"
 #include "profile/select.h"
 #include "source/source.h"
 
@@ -19,7 +22,7 @@ paths(const struct flame_tree *t, char *out, size_t len)
 
 	out[0] = '\0';
 	for (i = 0; i < flame_tree_nnodes(t); i++) {
-		const struct flame_node	*n = flame_tree_node(t, i);
+		const struct flame_node	*n = tree_node(t, i);
 
 		if (n->depth >= 64)
 			continue;
@@ -79,8 +82,8 @@ test_default(void)
 		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
 		  "Total;[p] java;[t] main;run;work 4/40000\n"
 		  "Total;[p] nginx;[t] nginx;[k] read 4/40000\n");
-	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_samples, 10);
-	CHECK_INT(flame_tree_node(p[0].tree, 0)->total_us, 100000);
+	CHECK_INT(tree_node(p[0].tree, 0)->total_samples, 10);
+	CHECK_INT(tree_node(p[0].tree, 0)->total_us, 100000);
 	CHECK_INT(function_type(flame_tree_function(p[0].tree, 0)->name, 1), 'H');
 	CHECK_STR(p[1].host, "h2");
 	CHECK_STR(p[1].name, "java");
@@ -97,12 +100,13 @@ test_process_and_total(void)
 	char			text[1024];
 	size_t			n = build(&o, &p);
 
-	CHECK_INT(n, 2);	/* h1 and h2, both as host views of java only */
+	CHECK_INT(n, 1);	/* h1 and h2: the fleet view of java only */
 	CHECK_STR(p[0].name, "Total");
 	paths(p[0].tree, text, sizeof(text));
 	CHECK_STR(text,
-		  "Total;[p] java;[t] gc;gcloop 2/20000\n"
-		  "Total;[p] java;[t] main;run;work 4/40000\n");
+		  "Total;[h] h1;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[h] h1;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[h] h2;[p] java;[t] main;run 5/50000\n");
 	profiles_free(p, n);
 
 	/* the regex matches whole names: "jav" selects nothing */
@@ -147,6 +151,55 @@ test_bad_regex(void)
 	CHECK(strncmp(err, "--process (: ", 13) == 0);
 }
 
+static double
+elapsed_ms(const struct timespec *t0)
+{
+	struct timespec	t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * --process compiles and matches within bounds: the regex bomb of issue
+ * 17 (2.2 s and 750 MB in glibc) is refused at once with PCRE2's reason,
+ * a backtracking pattern stops at the match limit, and the whole-name
+ * anchoring cannot be escaped with parentheses.
+ */
+static void
+test_bounded_regex(void)
+{
+	struct select_options	o = { .process = "a++++++++++++++++++++" };
+	struct bounded_regex	*re;
+	struct timespec		t0;
+	char			err[256], name[64];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(selection_new(&o, err, sizeof(err)) == NULL);
+	CHECK(elapsed_ms(&t0) < 50);
+	CHECK(strstr(err, "quantifier does not follow a repeatable item") != NULL);
+
+	re = bounded_regex_whole("(a|aa)+", err, sizeof(err));
+	CHECK(re != NULL);
+	memset(name, 'a', 40);
+	strcpy(name + 40, "!");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(bounded_regex_match(re, name), -1);
+	CHECK(elapsed_ms(&t0) < 50);
+	CHECK_INT(bounded_regex_match(re, "aaaa"), 1);
+	bounded_regex_free(re);
+
+	re = bounded_regex_whole("jav)|(x", err, sizeof(err));
+	CHECK(re == NULL);		/* unbalanced: not a way out of the anchors */
+	re = bounded_regex_whole("jav|x", err, sizeof(err));
+	CHECK(re != NULL && bounded_regex_match(re, "javac") == 0 &&
+	      bounded_regex_match(re, "x") == 1 && bounded_regex_match(re, "jav") == 1);
+	bounded_regex_free(re);
+	re = bounded_regex_whole("[[:alpha:]]+[[:digit:]]", err, sizeof(err));
+	CHECK(re != NULL && bounded_regex_match(re, "worker7") == 1);
+	bounded_regex_free(re);
+}
+
 /*
  * DeepFlow's folded form types its roots ("[p] svc;[t] w0;..."): read back
  * and shown in the host view, a process is "[p] svc" once, never
@@ -188,6 +241,46 @@ test_typed_folded_roots(void)
 	unlink(path);
 }
 
+/* --total over two hosts: one fleet view, each host's view under [h]
+ * host, sums exact; --merge-hosts: one profile per process, hosts summed. */
+static void
+test_fleet(void)
+{
+	struct select_options	total = { .total = true, .event = "on-cpu" };
+	struct select_options	merged = { .merge_hosts = true, .process = "java",
+					    .event = "on-cpu" };
+	struct profile		*p;
+	char			text[1024];
+	size_t			n = build(&total, &p);
+
+	CHECK_INT(n, 1);
+	CHECK_STR(p[0].host, FLEET_HOST);
+	CHECK_STR(p[0].name, "Total");
+	CHECK_INT(p[0].samples, 15);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "Total;[h] h1;[p] java;[t] gc;gcloop 2/20000\n"
+		  "Total;[h] h1;[p] java;[t] main;run;work 4/40000\n"
+		  "Total;[h] h1;[p] nginx;[t] nginx;[k] read 4/40000\n"
+		  "Total;[h] h2;[p] java;[t] main;run 5/50000\n");
+	CHECK_INT(tree_node(p[0].tree, 0)->total_samples, 15);
+	CHECK_INT(tree_node(p[0].tree, 1)->total_samples, 10);	/* [h] h1 */
+	CHECK_INT(flame_tree_function(p[0].tree, tree_node(p[0].tree, 1)->function)->type, 'H');
+	profiles_free(p, n);
+
+	n = build(&merged, &p);
+	CHECK_INT(n, 1);
+	CHECK_STR(p[0].host, FLEET_HOST);
+	CHECK_STR(p[0].name, "java");
+	CHECK_INT(p[0].samples, 11);
+	paths(p[0].tree, text, sizeof(text));
+	CHECK_STR(text,
+		  "java;[t] gc;gcloop 2/20000\n"
+		  "java;[t] main;run 5/50000\n"
+		  "java;[t] main;run;work 4/40000\n");
+	profiles_free(p, n);
+}
+
 int
 main(void)
 {
@@ -195,6 +288,8 @@ main(void)
 	test_process_and_total();
 	test_multi_instance_and_pid();
 	test_bad_regex();
+	test_bounded_regex();
 	test_typed_folded_roots();
+	test_fleet();
 	return unit_report("test_select");
 }

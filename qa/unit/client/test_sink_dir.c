@@ -88,6 +88,29 @@ test_dir_sink(void)
 	snprintf(path, sizeof(path), "%s/site/new/host/java", base);
 	CHECK_INT(count_entries(path), 1);	/* no temporary files left */
 
+	/* latest as a second name of the file just put; a later put of the
+	 * stem replaces the stem's file, not the latest one */
+	CHECK_INT(sink_put(s, "host/java/a.svg", "image/svg+xml", "<a/>", 4, err, sizeof(err)), 0);
+	CHECK_INT(sink_put_copy(s, "host/java/a.svg", "host/java/latest.svg", "image/svg+xml",
+				"<a/>", 4, err, sizeof(err)), 0);
+	CHECK_INT(sink_get(s, "host/java/latest.svg", &data, &len), 0);
+	CHECK_STR(data, "<a/>");
+	free(data);
+	snprintf(path, sizeof(path), "%s/site/new/host/java/latest.svg", base);
+	CHECK(stat(path, &st) == 0 && st.st_nlink == 2);
+	CHECK_INT(sink_put(s, "host/java/a.svg", "image/svg+xml", "<b/>", 4, err, sizeof(err)), 0);
+	CHECK_INT(sink_get(s, "host/java/latest.svg", &data, &len), 0);
+	CHECK_STR(data, "<a/>");
+	free(data);
+	/* nothing to link from: the bytes are put */
+	CHECK_INT(sink_put_copy(s, "host/java/none.svg", "host/java/latest.svg", "image/svg+xml",
+				"<c/>", 4, err, sizeof(err)), 0);
+	CHECK_INT(sink_get(s, "host/java/latest.svg", &data, &len), 0);
+	CHECK_STR(data, "<c/>");
+	free(data);
+	snprintf(path, sizeof(path), "%s/site/new/host/java", base);
+	CHECK_INT(count_entries(path), 2);	/* a.svg, latest.svg: no temporary files */
+
 	/* relpaths that could climb out are refused, not cleaned */
 	CHECK_INT(sink_put(s, "../escape", "text/plain", "x", 1, err, sizeof(err)), -1);
 	CHECK(strstr(err, "../escape") != NULL);

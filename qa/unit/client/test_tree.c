@@ -74,7 +74,7 @@ test_nodes(void)
 	CHECK_INT(flame_tree_nnodes(t), n);
 	CHECK_INT(flame_tree_max_depth(t), 5);
 	for (i = 0; i < n && i < flame_tree_nnodes(t); i++) {
-		const struct flame_node *x = flame_tree_node(t, i);
+		const struct flame_node *x = tree_node(t, i);
 
 		CHECK_STR(flame_tree_function(t, x->function)->name, expected_nodes[i].name);
 		CHECK_INT(x->parent, expected_nodes[i].parent);
@@ -84,13 +84,10 @@ test_nodes(void)
 		CHECK_INT(x->self_us, expected_nodes[i].self * US_PER_SAMPLE);
 		CHECK_INT(x->total_us, expected_nodes[i].total * US_PER_SAMPLE);
 	}
-	/* sibling links: proc's children are [t] main then [t] worker */
-	CHECK_INT(flame_tree_node(t, 0)->first_child, 1);
-	CHECK_INT(flame_tree_node(t, 1)->next_sibling, 6);
-	CHECK_INT(flame_tree_node(t, 6)->next_sibling, 0);
-	CHECK_INT(flame_tree_node(t, 3)->next_sibling, 4);
-	CHECK_INT(flame_tree_node(t, 5)->first_child, 0);
-	CHECK(flame_tree_node(t, n) == NULL);
+	CHECK_INT(flame_tree_nroots(t), 1);
+	CHECK_INT(flame_tree_total_samples(t), 10);
+	CHECK_INT(flame_tree_total_us(t), 10 * US_PER_SAMPLE);
+	CHECK(tree_node(t, n) == NULL);
 	flame_tree_free(t);
 }
 
@@ -142,11 +139,11 @@ test_host_view(void)
 		return;
 	CHECK_INT(flame_tree_nnodes(t), 10);
 	for (i = 0; i < 10 && i < flame_tree_nnodes(t); i++)
-		CHECK_INT(flame_tree_function(t, flame_tree_node(t, i)->function)->type, types[i]);
-	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 1)->function)->name, "[p] nginx");
-	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 7)->function)->name, "[p] redis");
-	CHECK_INT(flame_tree_node(t, 0)->total_samples, 6);
-	CHECK_INT(flame_tree_node(t, 1)->total_samples, 5);
+		CHECK_INT(flame_tree_function(t, tree_node(t, i)->function)->type, types[i]);
+	CHECK_STR(flame_tree_function(t, tree_node(t, 1)->function)->name, "[p] nginx");
+	CHECK_STR(flame_tree_function(t, tree_node(t, 7)->function)->name, "[p] redis");
+	CHECK_INT(tree_node(t, 0)->total_samples, 6);
+	CHECK_INT(tree_node(t, 1)->total_samples, 5);
 	flame_tree_free(t);
 }
 
@@ -163,7 +160,7 @@ test_order_independent(void)
 	CHECK_INT(flame_tree_nnodes(b), flame_tree_nnodes(a));
 	CHECK_INT(flame_tree_nfunctions(b), flame_tree_nfunctions(a));
 	for (i = 0; i < flame_tree_nnodes(a) && i < flame_tree_nnodes(b); i++)
-		CHECK(memcmp(flame_tree_node(a, i), flame_tree_node(b, i),
+		CHECK(memcmp(tree_node(a, i), tree_node(b, i),
 			      sizeof(struct flame_node)) == 0);
 	for (i = 0; i < flame_tree_nfunctions(a) && i < flame_tree_nfunctions(b); i++)
 		CHECK_STR(flame_tree_function(b, i)->name, flame_tree_function(a, i)->name);
@@ -183,13 +180,14 @@ test_forest(void)
 	if (t == NULL)
 		return;
 	CHECK_INT(flame_tree_nnodes(t), 5);
-	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 0)->function)->name, "bash");
-	CHECK_INT(flame_tree_node(t, 0)->next_sibling, 3);
-	CHECK_INT(flame_tree_node(t, 3)->parent, -1);
-	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 3)->function)->name, "zsh");
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 3)->function)->type, 'P');
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 2)->function)->type, 'A');
-	CHECK(flame_tree_node(t, 2)->function != flame_tree_node(t, 3)->function);
+	CHECK_STR(flame_tree_function(t, tree_node(t, 0)->function)->name, "bash");
+	CHECK_INT(flame_tree_nroots(t), 2);
+	CHECK_INT(tree_node(t, 3)->depth, 0);
+	CHECK_INT(tree_node(t, 3)->parent, -1);
+	CHECK_STR(flame_tree_function(t, tree_node(t, 3)->function)->name, "zsh");
+	CHECK_INT(flame_tree_function(t, tree_node(t, 3)->function)->type, 'P');
+	CHECK_INT(flame_tree_function(t, tree_node(t, 2)->function)->type, 'A');
+	CHECK(tree_node(t, 2)->function != tree_node(t, 3)->function);
 	CHECK_INT(flame_tree_nfunctions(t), 4);
 	flame_tree_free(t);
 }
@@ -214,13 +212,13 @@ test_shared_prefixes(void)
 		return;
 	/* a b c d y c x b c */
 	CHECK_INT(flame_tree_nnodes(t), 9);
-	CHECK_INT(flame_tree_node(t, 0)->total_samples, 9);
-	CHECK_INT(flame_tree_node(t, 1)->self_samples, 2);	/* a;b */
-	CHECK_INT(flame_tree_node(t, 2)->self_samples, 5);	/* a;b;c */
-	CHECK_INT(flame_tree_node(t, 3)->self_samples, 1);	/* a;b;d */
-	CHECK_INT(flame_tree_node(t, 4)->total_samples, 1);	/* a;y */
-	CHECK_INT(flame_tree_node(t, 6)->parent, -1);		/* x */
-	CHECK_INT(flame_tree_node(t, 8)->self_samples, 1);	/* x;b;c */
+	CHECK_INT(tree_node(t, 0)->total_samples, 9);
+	CHECK_INT(tree_node(t, 1)->self_samples, 2);	/* a;b */
+	CHECK_INT(tree_node(t, 2)->self_samples, 5);	/* a;b;c */
+	CHECK_INT(tree_node(t, 3)->self_samples, 1);	/* a;b;d */
+	CHECK_INT(tree_node(t, 4)->total_samples, 1);	/* a;y */
+	CHECK_INT(tree_node(t, 6)->parent, -1);		/* x */
+	CHECK_INT(tree_node(t, 8)->self_samples, 1);	/* x;b;c */
 	flame_tree_free(t);
 }
 
@@ -242,14 +240,14 @@ test_object_leaves(void)
 	/* java; alloc(A) -> byte[](A) -> inner(O), byte[](O); alloc(O) */
 	CHECK_INT(flame_tree_nnodes(t), 6);
 	CHECK_INT(flame_tree_nfunctions(t), 6);
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 0)->function)->type, 'P');
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 1)->function)->type, 'A');
-	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 2)->function)->name, "byte[]");
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 2)->function)->type, 'A');
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 3)->function)->type, 'O');
-	CHECK_STR(flame_tree_function(t, flame_tree_node(t, 4)->function)->name, "byte[]");
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 4)->function)->type, 'O');
-	CHECK_INT(flame_tree_function(t, flame_tree_node(t, 5)->function)->type, 'O');
+	CHECK_INT(flame_tree_function(t, tree_node(t, 0)->function)->type, 'P');
+	CHECK_INT(flame_tree_function(t, tree_node(t, 1)->function)->type, 'A');
+	CHECK_STR(flame_tree_function(t, tree_node(t, 2)->function)->name, "byte[]");
+	CHECK_INT(flame_tree_function(t, tree_node(t, 2)->function)->type, 'A');
+	CHECK_INT(flame_tree_function(t, tree_node(t, 3)->function)->type, 'O');
+	CHECK_STR(flame_tree_function(t, tree_node(t, 4)->function)->name, "byte[]");
+	CHECK_INT(flame_tree_function(t, tree_node(t, 4)->function)->type, 'O');
+	CHECK_INT(flame_tree_function(t, tree_node(t, 5)->function)->type, 'O');
 	flame_tree_free(t);
 }
 
@@ -279,8 +277,10 @@ test_many_stacks(void)
 	char			names[8][16];
 	const char		*path[8];
 	uint64_t		i, sum = 0, self = 0, roots = 0;
-	uint32_t		x = 12345;
-	size_t			d, failures = 0, misplaced = 0;
+	uint32_t		x = 12345, *depth_of;
+	size_t			d, failures = 0, misplaced = 0, seen = 0;
+	struct flame_walk	*w;
+	const struct flame_node	*n;
 
 	for (d = 0; d < 8; d++)
 		path[d] = names[d];
@@ -296,19 +296,66 @@ test_many_stacks(void)
 	CHECK_INT(failures, 0);
 	CHECK_INT(flame_tree_finish(t), 0);
 	CHECK(flame_tree_nnodes(t) > 50000);
-	for (i = 0; i < flame_tree_nnodes(t); i++) {
-		const struct flame_node *n = flame_tree_node(t, i);
-
+	depth_of = calloc(flame_tree_nnodes(t) + 1, sizeof(*depth_of));
+	w = flame_walk_new(t);
+	CHECK(w != NULL && depth_of != NULL);
+	while (w != NULL && depth_of != NULL && (n = flame_walk_next(w)) != NULL) {
 		self += n->self_samples;
+		depth_of[n->id] = n->depth;
+		if (n->id != seen++)
+			misplaced++;
 		if (n->parent < 0)
 			roots += n->total_samples;
-		else if ((uint64_t)n->parent >= i || n->depth != flame_tree_node(t, n->parent)->depth + 1)
+		else if ((uint64_t)n->parent >= n->id || n->depth != depth_of[n->parent] + 1)
 			misplaced++;
 	}
+	CHECK_INT(seen, flame_tree_nnodes(t));
+	flame_walk_free(w);
+	free(depth_of);
 	CHECK_INT(misplaced, 0);
 	CHECK_INT(self, sum);
 	CHECK_INT(roots, sum);
 	CHECK_INT(flame_tree_max_depth(t), 7);
+	flame_tree_free(t);
+}
+
+/* A differential tree: each stack of either side is a node; totals of
+ * both columns add up; a baseline-only branch has current totals of 0;
+ * --normalize scales each baseline stack by 21/18, rounding down. */
+static void
+test_baseline(int normalize)
+{
+	struct flame_tree	*t = flame_tree_new();
+	const char		*ax[] = { "app", "a", "x" }, *b[] = { "app", "b" };
+	const char		*c[] = { "app", "c" }, *d[] = { "app", "d" };
+	const struct flame_node	*n;
+
+	flame_tree_normalize_baseline(t, normalize);
+	CHECK_INT(flame_tree_add_baseline(t, ax, 3, 10, 100), 0);
+	CHECK_INT(flame_tree_add_baseline(t, b, 2, 5, 50), 0);
+	CHECK_INT(flame_tree_add_baseline(t, c, 2, 3, 30), 0);
+	CHECK_INT(flame_tree_add(t, ax, 3, 14, 140), 0);
+	CHECK_INT(flame_tree_add(t, b, 2, 5, 50), 0);
+	CHECK_INT(flame_tree_add(t, d, 2, 2, 20), 0);
+	CHECK_INT(flame_tree_finish(t), 0);
+	CHECK(flame_tree_has_baseline(t));
+	/* app, a, x, b, c, d */
+	CHECK_INT(flame_tree_nnodes(t), 6);
+	CHECK_INT(flame_tree_total_samples(t), 21);
+	CHECK_INT(flame_tree_base_total_samples(t), normalize ? 11 + 5 + 3 : 18);
+	n = tree_node(t, 2);		/* app;a;x */
+	CHECK_INT(n->self_samples, 14);
+	CHECK_INT(n->base_self_samples, normalize ? 11 : 10);
+	CHECK_INT(n->base_total_us, normalize ? 100 * 210 / 180 : 100);
+	n = tree_node(t, 4);		/* app;c: the baseline's only */
+	CHECK_STR(flame_tree_function(t, n->function)->name, "c");
+	CHECK_INT(n->total_samples, 0);
+	CHECK_INT(n->base_total_samples, 3);
+	n = tree_node(t, 5);		/* app;d: the current profile's only */
+	CHECK_INT(n->total_samples, 2);
+	CHECK_INT(n->base_total_samples, 0);
+	n = tree_node(t, 0);
+	CHECK_INT(n->base_total_samples, flame_tree_base_total_samples(t));
 	flame_tree_free(t);
 }
 
@@ -325,5 +372,7 @@ main(void)
 	test_object_leaves();
 	test_bad_calls();
 	test_many_stacks();
+	test_baseline(0);
+	test_baseline(1);
 	return unit_report("test_tree");
 }

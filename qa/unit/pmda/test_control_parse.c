@@ -5,9 +5,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
+#include <linux/types.h>
 #include "agent/control_parse.h"
+#include "stackprof.h"
 
 static void
 test_uint(void)
@@ -75,18 +78,95 @@ test_pids(void)
 static int
 check_regex(const char *text)
 {
-	regex_t	*re = (regex_t *)&re;	/* a bad one must not be touched */
-	int	sts = control_parse_regex(text, &re);
+	struct bounded_regex	*re = (struct bounded_regex *)&re;	/* a bad one must not be touched */
+	char			why[160] = "";
+	int			sts = control_parse_regex(text, &re, why, sizeof(why));
 
 	if (sts < 0)
-		CHECK(re == (regex_t *)&re);
+		CHECK(re == (struct bounded_regex *)&re);
 	else if (text[0] == '\0')
 		CHECK(re == NULL);
 	else
-		CHECK(re != NULL && regexec(re, "stackprof_demo", 0, NULL, 0) == 0);
+		CHECK(re != NULL && bounded_regex_search(re, "stackprof_demo", 14) == 1);
 	if (sts == 0)
 		control_free_regex(re);
+	if (sts < 0 && text != NULL)
+		CHECK(why[0] != '\0');	/* the log says why */
 	return sts;
+}
+
+static double
+elapsed_ms(const struct timespec *t0)
+{
+	struct timespec	t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * The patterns that cost glibc's regcomp seconds and gigabytes (issue 17:
+ * "a" and 20 "+" took 2.2 s and 750 MB) are refused at once, and one that
+ * compiles cannot make a match run away: it stops at the match limit and
+ * says so.
+ */
+static void
+test_regex_bombs(void)
+{
+	static const char	*bombs[] = {
+		"a++++++++++++++++++++",			/* the issue's */
+		"a++++++++++++++++++++++++++++++++++++++++",
+		"((a{1,100}){1,100}){1,100}",			/* too large compiled */
+		"(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+	};
+	struct bounded_regex	*re;
+	struct timespec		t0;
+	char			why[160], subject[64];
+	size_t			i;
+
+	for (i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK_INT(check_regex(bombs[i]), PM_ERR_BADSTORE);
+		CHECK(elapsed_ms(&t0) < 50);
+	}
+	/* a pattern that compiles but backtracks exponentially */
+	re = bounded_regex_compile("^(a|aa)+$", why, sizeof(why));
+	CHECK(re != NULL);
+	memset(subject, 'a', 40);
+	strcpy(subject + 40, "!");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(bounded_regex_search(re, subject, strlen(subject)), -1);
+	CHECK(elapsed_ms(&t0) < 50);
+	CHECK_INT(bounded_regex_search(re, "aaaa", 4), 1);
+	bounded_regex_free(re);
+}
+
+/* What users wrote for POSIX ERE keeps meaning the same. */
+static void
+test_regex_dialect(void)
+{
+	static const struct { const char *re, *subject; int match; } cases[] = {
+		{ "^(nginx|java)$", "java", 1 },
+		{ "^(nginx|java)$", "javac", 0 },
+		{ "[[:digit:]]+$", "worker 12", 1 },
+		{ "app\\.py", "python3 /srv/app.py", 1 },
+		{ "app\\.py", "python3 /srv/appxpy", 0 },
+		{ "a.b", "a\nb", 1 },		/* '.' matches any byte, as in ERE */
+		{ "b$", "ab\n", 0 },		/* '$' only at the very end */
+		{ "(ab)\\1", "abab", 1 },	/* back-references, bounded */
+	};
+	char	why[160];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bounded_regex	*re = bounded_regex_compile(cases[i].re, why, sizeof(why));
+
+		CHECK(re != NULL);
+		if (re == NULL)
+			continue;
+		CHECK_INT(bounded_regex_search(re, cases[i].subject, strlen(cases[i].subject)),
+			  cases[i].match);
+		bounded_regex_free(re);
+	}
 }
 
 static void
@@ -112,11 +192,36 @@ test_regex_and_slots(void)
 	CHECK_INT(control_check_slots(2000), PM_ERR_BADSTORE);
 }
 
+/* auto or fp, exactly: anything else is refused and *mode untouched */
+static void
+test_unwind(void)
+{
+	static const char *const bad[] = {
+		"", "AUTO", "Auto", " auto", "auto ", "fp\n", "frame", "dwarf", "autofp", "f", "0",
+	};
+	unsigned	mode = 77;
+
+	CHECK_INT(control_parse_unwind("auto", &mode), 0);
+	CHECK_INT(mode, SP_UNWIND_AUTO);
+	CHECK_INT(control_parse_unwind("fp", &mode), 0);
+	CHECK_INT(mode, SP_UNWIND_FP);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mode = 77;
+		CHECK_INT(control_parse_unwind(bad[i], &mode), PM_ERR_BADSTORE);
+		CHECK_INT(mode, 77);
+	}
+	CHECK_INT(control_parse_unwind(NULL, &mode), PM_ERR_BADSTORE);
+	CHECK_INT(mode, 77);
+}
+
 int
 main(void)
 {
 	test_uint();
 	test_pids();
 	test_regex_and_slots();
+	test_regex_bombs();
+	test_regex_dialect();
+	test_unwind();
 	return unit_report("test_control_parse");
 }

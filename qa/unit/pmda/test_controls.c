@@ -242,11 +242,16 @@ test_store(void)
 	CHECK_STR(a->config.process_regex, "^(nginx|java)\\t$");
 	CHECK_INT(control_store_text(a, ctl("pids"), "1, 2"), 0);
 	CHECK_STR(a->config.pids_text, "1, 2");
+	CHECK_STR(a->config.unwind, "auto");
+	CHECK_INT(control_store_text(a, ctl("unwind"), "fp"), 0);
+	CHECK_STR(a->config.unwind, "fp");
+	CHECK_INT(a->unwind_mode, SP_UNWIND_FP);
 	CHECK(stat(state, &st) == 0 && (st.st_mode & 07777) == 0600);
 	text = slurp(state);
 	CHECK(text != NULL && strstr(text, "\nfrequency=49\n") && strstr(text, "\nenabled=0\n") &&
 	      strstr(text, "\ninterval=500\n") && strstr(text, "\nheatmap_slots=10\n") &&
-	      strstr(text, "\nprocess=^(nginx|java)\\\\t$\n") && strstr(text, "\npids=1, 2\n"));
+	      strstr(text, "\nprocess=^(nginx|java)\\\\t$\n") && strstr(text, "\npids=1, 2\n") &&
+	      strstr(text, "\nunwind=fp\n"));
 	free(text);
 	agent_free(a);
 }
@@ -295,6 +300,11 @@ test_bad_stores(void)
 	bad_store(a, "process", "(", 0, PM_ERR_BADSTORE);
 	bad_store(a, "pids", "1,x", 0, PM_ERR_BADSTORE);
 	bad_store(a, "pids", "0", 0, PM_ERR_BADSTORE);
+	bad_store(a, "unwind", "dwarf", 0, PM_ERR_BADSTORE);
+	bad_store(a, "unwind", "", 0, PM_ERR_BADSTORE);
+	bad_store(a, "unwind", "AUTO", 0, PM_ERR_BADSTORE);
+	bad_store(a, "unwind", "autofp", 0, PM_ERR_BADSTORE);
+	CHECK_INT(a->unwind_mode, SP_UNWIND_FP);
 	memset(big, 'a', CONTROL_TEXT_MAX + 1);
 	big[CONTROL_TEXT_MAX + 1] = '\0';
 	bad_store(a, "process", big, 0, PM_ERR_BADSTORE);

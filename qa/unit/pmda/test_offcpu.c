@@ -729,9 +729,8 @@ main(void)
 	if (err < 0)
 		return unit_report("test_offcpu");
 	g.sym = symbolizer_new(64 << 20);
-	g.uc = unwind_cache_new(NULL, &kops, &g, &sops, &g);
-	CHECK(g.sym && g.uc);
-	if (!g.sym || !g.uc)
+	CHECK(g.sym != NULL);
+	if (!g.sym || !glue_open(&g, NULL))
 		return unit_report("test_offcpu");
 	describe(&g, getpid());
 	test_known_answers();
@@ -743,7 +742,7 @@ main(void)
 	test_pagefault_period();
 	test_reconfigure();
 	test_epoch();
-	unwind_cache_free(g.uc);
+	unwinder_free(g.u);
 	symbolizer_free(g.sym);
 	sampler_close(g.s);
 	return unit_report("test_offcpu");

@@ -41,6 +41,7 @@ ext(void)
 
 /* libpcp_pmda's own main loop frees a fetch's values once it sent them */
 extern void __pmFreeResultValues(pmResult *);
+extern void __pmFreeInResult(pmInResult *);
 
 /* Fetch one metric as client CTX; the value of instance inst (PM_IN_NULL
  * for singular metrics) in *atom, strings and event arrays copied.  The
@@ -175,15 +176,35 @@ records(char *stack, size_t len, uint64_t *count, uint64_t *value, uint32_t *pid
 static void
 test_drain_fetch(struct drain *d)
 {
+	pmInResult	*inres = NULL;
 	pmAtomValue	a;
 	char		stack[256] = "", want[256];
 	uint64_t	count = 0, value = 0;
 	uint32_t	pid = 0;
 
 	CHECK_INT(records(stack, sizeof(stack), &count, &value, &pid), 0);	/* registers */
+	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 0);	/* the history too */
 	hand_over_stack(7);
 	drain_run(d);
 	metrics_after_drain(&dp);
+
+	/* the history: the thread, the frames, the stack, then its count */
+	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 1);
+	snprintf(want, sizeof(want), "t 1 %d %d worker\ttest_pmda\nf 1 pmda_outer\n"
+		 "f 2 pmda_inner\ns 1 1,2\n1 1:7", (int)getpid(), (int)gettid());
+	CHECK(strchr(a.cp, '\n') != NULL && strcmp(strchr(a.cp, '\n') + 1, want) == 0);
+	CHECK(strncmp(a.cp, "drains 1 ", 9) == 0 && strstr(a.cp, " hz 99\n") != NULL);
+	free(a.cp);
+	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 0);	/* seen */
+	/* the flame view: one instance, bpftrace's form */
+	snprintf(want, sizeof(want), "\n    pmda_inner\n    pmda_outer\n    [t] worker %d\n"
+		 "    test_pmda %d\n", (int)gettid(), (int)getpid());
+	CHECK_INT(fetch(1, 4, 1, PM_TYPE_U64, &a), 1);
+	CHECK_INT(a.ull, 7);
+	CHECK_INT(dp.version.seven.instance(pmInDom_build(DOMAIN, 2), 1, NULL, &inres, ext()), 0);
+	CHECK(inres != NULL && inres->numinst == 1 && strcmp(inres->namelist[0], want) == 0);
+	if (inres)
+		__pmFreeInResult(inres);
 
 	snprintf(want, sizeof(want), "test_pmda;[t] worker;pmda_outer;pmda_inner 7\n");
 	CHECK_INT(fetch(1, 1, getpid(), PM_TYPE_STRING, &a), 1);

@@ -38,8 +38,9 @@ fake_process(int pid, const char *comm, const char *cmdline, size_t cmdlen)
 static int
 set_regex(struct proc_filter *f, const char *text)
 {
-	regex_t	*re;
-	int	sts = control_parse_regex(text, &re);
+	struct bounded_regex	*re;
+	char			why[160];
+	int			sts = control_parse_regex(text, &re, why, sizeof(why));
 
 	if (sts == 0)
 		proc_filter_set_regex(f, re);

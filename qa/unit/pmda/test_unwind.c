@@ -1,10 +1,11 @@
 /*
  * test_unwind.c - whole user stacks of code built without frame pointers,
- * for real: a program compiled here with -O2 -fomit-frame-pointer runs a
- * known 10-deep call chain main -> f1 -> ... -> f10 and spins at its end;
+ * for real: a program compiled here with -O2 -fomit-frame-pointer
+ * (qa/src/unwind/unwind_chain.c) runs a known 10-deep call chain
+ * main -> f1 -> ... -> f10 and spins at its end;
  * the BPF sampler walks its stacks with the tables the unwind cache built
- * from its .eh_frame (the symbolizer enumerating its mappings, as the
- * agent does), and every drained stack must name f10, f9, ..., f1, main
+ * from its .eh_frame (through the agent's unwinder: the symbolizer
+ * enumerating its mappings), and every drained stack must name f10, f9, ..., f1, main
  * in order.  The cases:
  *
  *   leaf     f10 spins
@@ -40,64 +41,8 @@
 #define SAMPLE_S	1.0
 #define MIN_SAMPLES	50	/* the CPU is shared: fewer than FREQ x SAMPLE_S come */
 
-static const char chain_src[] =
-	"#define _GNU_SOURCE\n"
-	"#include <dlfcn.h>\n#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n"
-	"#include <string.h>\n#include <sys/time.h>\n#include <unistd.h>\n"
-	"extern unsigned lib_work(unsigned);\n"
-	"extern void lib_nop(void);\n"
-	"static const char *mode, *dlpath;\n"
-	"volatile unsigned sink;\n"
-	"static void spin(unsigned n) { for (unsigned i = 0; i < n; i++) sink = sink * 2654435761u + i; }\n"
-	"__attribute__((noinline)) void handler(int sig) { spin(3000000u + sig); }\n"
-	"#define F __attribute__((noinline, noclone))\n"
-	"unsigned f5(unsigned);\n"
-	"F unsigned f10(unsigned x) {\n"
-	"  char buf[65536];\n"
-	"  int fd = open(\"/dev/zero\", O_RDONLY);\n"
-	"  unsigned (*dl_work)(unsigned) = 0;\n"
-	"  if (strcmp(mode, \"signal\") == 0) {\n"
-	"    struct itimerval it = { { 0, 5000 }, { 0, 5000 } };\n"
-	"    signal(SIGPROF, handler); setitimer(ITIMER_PROF, &it, 0); }\n"
-	"  printf(\"ready\\n\"); fflush(stdout);\n"
-	"  if (strcmp(mode, \"dlopen\") == 0) {\n"
-	"    char line[16]; void *h;\n"
-	"    if (!fgets(line, sizeof(line), stdin) || !(h = dlopen(dlpath, RTLD_NOW))) return 1;\n"
-	"    dl_work = (unsigned (*)(unsigned))dlsym(h, \"dl_work\"); }\n"
-	"  for (;;) {\n"
-	"    if (mode[0] == 'l' || mode[0] == 's' && mode[1] == 'i') sink = sink * 2654435761u + x;\n"
-	"    else if (mode[0] == 'p') { sink += lib_work(sink); lib_nop(); lib_nop(); }\n"
-	"    else if (mode[0] == 's') sink += (unsigned)read(fd, buf, sizeof(buf));\n"
-	"    else if (dl_work) sink += dl_work(sink);\n"
-	"  }\n"
-	"}\n"
-	"#define HOP(n, next) F unsigned f##n(unsigned x) { unsigned r = next(x + n); sink += r; return r ^ n; }\n"
-	"HOP(9, f10) HOP(8, f9) HOP(7, f8) HOP(6, f7) HOP(4, f5) HOP(3, f4) HOP(2, f3) HOP(1, f2)\n"
-	/* f5 realigns its stack as GCC does for AVX code (DRAP): its CFA is
-	 * stored below RBP, SP_CFA_RBP_DEREF rows */
-	"__asm__(\".text\\n.globl f5\\n.type f5,@function\\nf5:\\n.cfi_startproc\\n\"\n"
-	"  \"lea 8(%rsp), %r10\\n.cfi_def_cfa %r10, 0\\nand $-32, %rsp\\npushq -8(%r10)\\n\"\n"
-	"  \"push %rbp\\n.cfi_escape 0x10,6,2,0x76,0\\nmov %rsp, %rbp\\npush %r10\\n\"\n"
-	"  \".cfi_escape 0x0f,3,0x76,0x78,0x06\\nsub $8, %rsp\\nadd $5, %edi\\ncall f6@PLT\\n\"\n"
-	"  \"add $8, %rsp\\npop %r10\\n.cfi_def_cfa %r10, 0\\npop %rbp\\n.cfi_restore %rbp\\n\"\n"
-	"  \"lea -8(%r10), %rsp\\n.cfi_def_cfa %rsp, 8\\nret\\n.cfi_endproc\\n.size f5, .-f5\\n\");\n"
-	"int main(int argc, char **argv) {\n"
-	"  mode = argv[1]; dlpath = argc > 2 ? argv[2] : \"\";\n"
-	"  return (int)f1((unsigned)argc); }\n";
-
-/* lib_work keeps a value across a call, so it has a frame of its own;
- * lib_nop is a bare return, so that the PLT stub's jump is a fair share
- * of the loop and samples land in it. */
-static const char lib_src[] =
-	"__attribute__((noinline)) static unsigned step(unsigned x) { return x * 2654435761u + 1; }\n"
-	"unsigned lib_work(unsigned x) { unsigned a = step(x); return a ^ step(a + x); }\n"
-	"void lib_nop(void) { }\n";
-
-static const char dl_src[] =
-	"__attribute__((noinline)) static unsigned mix(unsigned x) {\n"
-	"  for (int i = 0; i < 1000; i++) x = x * 2654435761u + (unsigned)i;\n"
-	"  return x; }\n"
-	"unsigned dl_work(unsigned x) { return mix(x) ^ 5; }\n";
+/* the workloads' sources, relative to the top of the tree (make unit runs there) */
+#define SRC_DIR		"qa/src/unwind"
 
 #define CFLAGS_NOFP	"-O2 -fomit-frame-pointer -fno-optimize-sibling-calls"
 
@@ -108,17 +53,15 @@ static const char *chain_bin, *nofp_dir, *broken_dir, *dl_lib;
 static void
 build_programs(void)
 {
-	write_file(spath("chain.c"), chain_src);
-	write_file(spath("lib.c"), lib_src);
-	write_file(spath("dl.c"), dl_src);
 	must_run("mkdir -p %s/nofp %s/broken", scratch_dir(), scratch_dir());
-	must_run("cc " CFLAGS_NOFP " -fPIC -shared -o %s %s", spath("nofp/libleaf.so"), spath("lib.c"));
+	must_run("cc " CFLAGS_NOFP " -fPIC -shared -o %s " SRC_DIR "/libleaf.c",
+		 spath("nofp/libleaf.so"));
 	/* no build-id: the damaged copy must not pass for the good one */
-	must_run("cc " CFLAGS_NOFP " -fPIC -shared -Wl,--build-id=none -o %s %s",
-		 spath("broken/libleaf.so"), spath("lib.c"));
-	must_run("cc " CFLAGS_NOFP " -fPIC -shared -o %s %s", spath("dl.so"), spath("dl.c"));
-	must_run("cc " CFLAGS_NOFP " -o %s %s -L%s/nofp -lleaf -ldl", spath("chain"), spath("chain.c"),
-		 scratch_dir());
+	must_run("cc " CFLAGS_NOFP " -fPIC -shared -Wl,--build-id=none -o %s " SRC_DIR "/libleaf.c",
+		 spath("broken/libleaf.so"));
+	must_run("cc " CFLAGS_NOFP " -fPIC -shared -o %s " SRC_DIR "/dl.c", spath("dl.so"));
+	must_run("cc " CFLAGS_NOFP " -o %s " SRC_DIR "/unwind_chain.c -L%s/nofp -lleaf -ldl",
+		 spath("chain"), scratch_dir());
 	chain_bin = strdup(spath("chain"));
 	nofp_dir = strdup(spath("nofp"));
 	broken_dir = strdup(spath("broken"));
@@ -369,7 +312,6 @@ test_dlopen(struct glue *g)
 	struct child c = start_chain("dlopen", nofp_dir);
 	struct tally t = { .leaf = "[l] mix" };
 	uint64_t refresh0 = stat_of(g, SP_STAT_UNWIND_REFRESH);
-	struct mapping_list l = { .n = 0 };
 	int asked;
 
 	describe(g, c.pid);
@@ -377,9 +319,7 @@ test_dlopen(struct glue *g)
 	CHECK_INT(write(c.in, "go\n", 3), 3);
 	asked = wait_event(g->s, SP_EVENT_MAPS, c.pid);
 	CHECK(asked > 0);
-	CHECK_INT(symbolizer_reread_mappings(g->sym, c.pid), 0);
-	CHECK(symbolizer_mappings(g->sym, c.pid, add_mapping, &l) > 0);
-	CHECK_INT(unwind_process_set(g->uc, c.pid, l.m, l.n), 0);
+	unwinder_on_maps(g->u, c.pid);		/* the agent's answer */
 	CHECK_INT(unwind_cache_settle(g->uc, 10000), 0);
 	sample(g, c.pid, &t);
 	child_stop(&c);
@@ -439,9 +379,7 @@ test_lifecycle(struct glue *main_glue)
 	pid_t gone;
 
 	sampler_unwind_usage(g.s, &u0);
-	g.uc = unwind_cache_new(&cfg, &kops, &g, &sops, &g);
-	CHECK(g.uc != NULL);
-	if (!g.uc)
+	if (!glue_open(&g, &cfg))
 		return;
 	one = start_chain("leaf", nofp_dir);
 	two = start_chain("leaf", nofp_dir);
@@ -460,15 +398,15 @@ test_lifecycle(struct glue *main_glue)
 	child_stop(&one);
 	CHECK_INT(wait_event(g.s, SP_EVENT_EXIT, gone), 1);
 	CHECK_INT(sampler_unwind_remove_process(g.s, gone), -ENOENT);
-	unwind_process_forget(g.uc, gone, false);
-	unwind_cache_collect(g.uc);
+	unwinder_on_exit(g.u, gone);
+	unwinder_collect(g.u);
 	unwind_cache_stats(g.uc, &c);
 	CHECK_INT(c.processes, 1);
 	CHECK_INT(c.tables_loaded, b.tables_loaded);	/* two still maps them */
 
 	child_stop(&two);			/* its exit event is left unread: */
 	usleep(2000);
-	unwind_cache_collect(g.uc);		/* collect finds it gone anyway */
+	unwinder_collect(g.u);			/* collect finds it gone anyway */
 	unwind_cache_stats(g.uc, &d);
 	sampler_unwind_usage(g.s, &u2);
 	printf("lifecycle: %llu tables built for the first process, %llu more for the second; "
@@ -481,7 +419,7 @@ test_lifecycle(struct glue *main_glue)
 	CHECK_INT(d.kernel_rows, 0);
 	CHECK_INT(u2.rows, u0.rows);
 	CHECK_INT(u2.tables, u0.tables);
-	unwind_cache_free(g.uc);
+	unwinder_free(g.u);
 }
 
 int
@@ -502,9 +440,8 @@ main(void)
 	if (err < 0)
 		return unit_report("test_unwind");
 	g.sym = symbolizer_new(64 << 20);
-	g.uc = unwind_cache_new(NULL, &kops, &g, &sops, &g);
-	CHECK(g.sym && g.uc);
-	if (!g.sym || !g.uc)
+	CHECK(g.sym != NULL);
+	if (!g.sym || !glue_open(&g, NULL))
 		return unit_report("test_unwind");
 	test_case(&g, "leaf", "f10");
 	test_case(&g, "plt", "[l] lib_work");
@@ -514,7 +451,7 @@ main(void)
 	test_fp_mode(&g);
 	test_broken_library(&g);
 	test_lifecycle(&g);
-	unwind_cache_free(g.uc);
+	unwinder_free(g.u);
 	symbolizer_free(g.sym);
 	sampler_close(g.s);
 	return unit_report("test_unwind");

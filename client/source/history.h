@@ -1,0 +1,45 @@
+/*
+ * history.h - decode stackprof.<event>.history values (docs/design.md,
+ * "Data crossing pmcd") into stack_samples.
+ *
+ * A value defines thread, frame and stack ids the reader has not been told
+ * yet (a stack by its frames' ids) and gives counts per (thread, stack)
+ * for the drains since the previous value, stamped with the newest
+ * drain's time.  The reader keeps the
+ * definitions for the values after it: an archive must be read from its
+ * start (definitions come once), and a redefined id (a restarted PMDA
+ * numbers anew) replaces the old meaning.
+ */
+#ifndef SOURCE_HISTORY_H
+#define SOURCE_HISTORY_H
+
+#include <stdint.h>
+#include "common/sample.h"
+#include "records.h"
+
+struct history_reader;
+
+/* µs of count at hz, the event's rule for counts without an explicit value. */
+typedef uint64_t (*history_value_fn)(uint64_t count, unsigned hz);
+
+/* Samples are labelled event ("on-cpu").  NULL when out of memory. */
+struct history_reader *history_reader_new(const char *event, history_value_fn value);
+void history_reader_free(struct history_reader *r);
+
+/* One drain's heat map ("h" line): samples per slice of the second (n
+ * slices, slice 0 first) since the drain before, at time t. */
+typedef int (*history_heat_fn)(void *arg, double t, const uint64_t *counts, unsigned n);
+
+/*
+ * Read one value: keep its definitions, hand each count to fn (through
+ * records_offer: (from, to] on the value's drain time, counted in *c) and
+ * each heat line to heat (when not NULL; every one: heat maps clip their
+ * own window).  A malformed line, or a count naming an id never defined,
+ * is skipped and counted in c->malformed; the rest of the value is still
+ * read.  Returns 0, fn's or heat's negative result, or -ENOMEM.
+ */
+int history_deliver(struct history_reader *r, const char *text, const char *host,
+		    double from, double to, stack_sample_fn fn, void *arg,
+		    history_heat_fn heat, void *heat_arg, struct record_counts *c);
+
+#endif /* SOURCE_HISTORY_H */

@@ -1,0 +1,293 @@
+/*
+ * history_fetch.c - what one client gets from the history: the batches it
+ * has not seen, summed per (thread, stack), as text (format in history.h
+ * and docs/design.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "history_priv.h"
+
+static void
+text_printf(struct text *t, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	if (t->failed)
+		return;
+	if (t->cap == 0 && (t->p = malloc(t->cap = 4096)) == NULL) {
+		t->cap = 0;
+		t->failed = true;
+		return;
+	}
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = true;
+			return;
+		}
+		if ((size_t)n < t->cap - t->len)
+			break;
+		size_t	cap = t->cap * 2;
+		char	*p;
+
+		while (cap < t->len + (size_t)n + 1)
+			cap *= 2;
+		if ((p = realloc(t->p, cap)) == NULL) {
+			t->failed = true;
+			return;
+		}
+		t->p = p;
+		t->cap = cap;
+	}
+	t->len += (size_t)n;
+}
+
+/* A new reader starts after the newest batch, as the event queue's do: a
+ * pmlogger restarted by pmlogger_daily must not log again the drain its
+ * predecessor logged last.  It gets a slot for definitions when one is
+ * free (without, it is told every definition each time). */
+static void
+client_start(struct history *h, struct cursor *c)
+{
+	int	i;
+
+	c->active = true;
+	c->slot = -1;
+	c->next_seq = h->next_seq;
+	for (i = 0; i < HISTORY_SLOTS; i++)
+		if (!(h->slots & (UINT64_C(1) << i))) {
+			h->slots |= UINT64_C(1) << i;
+			c->slot = i;
+			break;
+		}
+}
+
+void
+history_client_end(struct history *h, int context)
+{
+	struct cursor	*c = cursors_get(&h->clients, context, false);
+
+	if (c == NULL || !c->active)
+		return;
+	if (c->slot >= 0) {
+		hist_dict_untell(&h->threads, c->slot);
+		hist_dict_untell(&h->frames, c->slot);
+		hist_dict_untell(&h->stacks, c->slot);
+		h->slots &= ~(UINT64_C(1) << c->slot);
+	}
+	c->active = false;
+	hist_trim(h);
+}
+
+static int
+by_ids(const void *x, const void *y)
+{
+	const struct hist_item	*a = x, *b = y;
+
+	if (a->thread->id != b->thread->id)
+		return a->thread->id < b->thread->id ? -1 : 1;
+	return (a->stack->id > b->stack->id) - (a->stack->id < b->stack->id);
+}
+
+/* The items of c's unseen batches into h->merged, sorted and summed; the
+ * first and newest batch taken in *first, *last.  Returns the number of
+ * merged items. */
+static ssize_t
+collect(struct history *h, const struct cursor *c, const struct hist_batch **first,
+	const struct hist_batch **last, unsigned *nbatches)
+{
+	const struct hist_batch	*b;
+	size_t			n = 0, i, j;
+
+	*first = *last = NULL;
+	*nbatches = 0;
+	for (b = h->head; b != NULL; b = b->next) {
+		if (b->seq < c->next_seq)
+			continue;
+		if (*first == NULL)
+			*first = b;
+		if (*last != NULL && n + b->n > HISTORY_FETCH_ITEMS)
+			break;	/* the rest next time */
+		if (n + b->n > h->mergecap) {
+			size_t			cap = (n + b->n) * 2;
+			struct hist_item	*v = realloc(h->merged, cap * sizeof(*v));
+
+			if (v == NULL)
+				return -ENOMEM;
+			h->merged = v;
+			h->mergecap = cap;
+		}
+		if (b->n > 0)	/* an empty drain has no items array */
+			memcpy(h->merged + n, b->items, b->n * sizeof(*b->items));
+		n += b->n;
+		*last = b;
+		(*nbatches)++;
+	}
+	if (n == 0)
+		return 0;
+	qsort(h->merged, n, sizeof(*h->merged), by_ids);
+	for (i = 0, j = 1; j < n; j++) {
+		if (by_ids(&h->merged[i], &h->merged[j]) == 0) {
+			h->merged[i].count += h->merged[j].count;
+			h->merged[i].value += h->merged[j].value;
+		} else
+			h->merged[++i] = h->merged[j];
+	}
+	return (ssize_t)(i + 1);
+}
+
+/* "t ID KEY" / "s ID KEY" for an entry this client has not been told,
+ * once per text (a client without a slot is told in every text). */
+static void
+define(struct history *h, char kind, struct hist_entry *e, int slot)
+{
+	uint64_t	bit = slot >= 0 ? UINT64_C(1) << slot : 0;
+
+	if ((bit && (e->told & bit)) || e->written == h->serial)
+		return;
+	text_printf(&h->text, "%c %" PRIu64 " %s\n", kind, e->id, e->key);
+	e->told |= bit;
+	e->written = h->serial;
+}
+
+/* The frames of a stack this client has not been told, before it. */
+static void
+define_frames(struct history *h, const struct hist_entry *stack, int slot)
+{
+	uint64_t	bit = slot >= 0 ? UINT64_C(1) << slot : 0;
+	unsigned	i;
+
+	if ((bit && (stack->told & bit)) || stack->written == h->serial)
+		return;
+	for (i = 0; i < stack->nparts; i++)
+		define(h, 'f', stack->parts[i], slot);
+}
+
+/* What the text says of the batches it sums. */
+struct span {
+	const struct hist_batch *from, *to;	/* the batches summed, in order */
+	unsigned	nheat;		/* of them with a heat line */
+	unsigned	nbatches;
+	struct timeval	last;		/* the newest one's drain */
+	unsigned	hz;		/* and its sampling rate */
+	uint64_t	missed;		/* batches dropped before this client saw them */
+};
+
+/* "h SEC.USEC N C0 C1 ..." for each batch of the span with a heat map. */
+static void
+write_heat(struct history *h, const struct span *sp)
+{
+	const struct hist_batch	*b;
+	unsigned		i, k;
+
+	for (b = sp->from; b != NULL; b = b == sp->to ? NULL : b->next) {
+		if (b->heat == NULL)
+			continue;
+		for (k = b->nheat; k > 0 && b->heat[k - 1] == 0; k--)
+			;
+		text_printf(&h->text, "h %ld.%06ld %u", (long)b->when.tv_sec,
+			    (long)b->when.tv_usec, b->nheat);
+		for (i = 0; i < k; i++)
+			text_printf(&h->text, " %" PRIu64, b->heat[i]);
+		text_printf(&h->text, "\n");
+	}
+}
+
+static void
+write_text(struct history *h, const struct cursor *c, size_t n, const struct span *sp)
+{
+	struct text	*t = &h->text;
+	size_t		i;
+
+	t->len = 0;
+	t->failed = false;
+	h->serial++;
+	text_printf(t, "drains %u %ld.%06ld hz %u", sp->nbatches, (long)sp->last.tv_sec,
+		    (long)sp->last.tv_usec, sp->hz);
+	if (sp->missed)
+		text_printf(t, " missed %" PRIu64, sp->missed);
+	text_printf(t, "\n");
+	for (i = 0; i < n; i++)
+		define(h, 't', h->merged[i].thread, c->slot);
+	for (i = 0; i < n; i++)
+		define_frames(h, h->merged[i].stack, c->slot);
+	for (i = 0; i < n; i++)
+		define(h, 's', h->merged[i].stack, c->slot);
+	for (i = 0; i < n; i++) {
+		const struct hist_item	*it = &h->merged[i];
+		bool			value = it->value != h->value(it->count, sp->hz);
+
+		if (i == 0 || it->thread != h->merged[i - 1].thread)
+			text_printf(t, "%s%" PRIu64, i ? "\n" : "", it->thread->id);
+		text_printf(t, " %" PRIu64, it->stack->id);
+		if (it->count != 1 || value)
+			text_printf(t, ":%" PRIu64, it->count);
+		if (value)
+			text_printf(t, ":%" PRIu64, it->value);
+	}
+	if (n > 0)
+		text_printf(t, "\n");
+	write_heat(h, sp);
+	if (!t->failed && t->len > 0 && t->p[t->len - 1] == '\n')
+		t->p[--t->len] = '\0';	/* lines are separated, not ended */
+}
+
+int
+history_fetch(struct history *h, int context, const char **text, size_t *len)
+{
+	struct cursor		*c = cursors_get(&h->clients, context, true);
+	const struct hist_batch	*last;
+	struct span		sp = { 0 };
+	uint64_t		first;
+	ssize_t			n;
+
+	*text = NULL;
+	*len = 0;
+	if (c == NULL)
+		return -ENOMEM;
+	if (!c->active)
+		client_start(h, c);
+	first = h->head ? h->head->seq : h->next_seq;
+	if (c->next_seq < first) {
+		sp.missed = first - c->next_seq;	/* dropped by the bound */
+		c->next_seq = first;
+	}
+	if ((n = collect(h, c, &sp.from, &last, &sp.nbatches)) < 0)
+		return (int)n;
+	if (last != NULL) {
+		const struct hist_batch	*b;
+
+		sp.to = last;
+		sp.last = last->when;
+		sp.hz = last->hz;
+		c->next_seq = last->seq + 1;
+		for (b = sp.from; b != NULL; b = b == last ? NULL : b->next)
+			sp.nheat += b->heat != NULL;
+	}
+	if (n == 0 && sp.missed == 0 && sp.nheat == 0)
+		return 0;
+	write_text(h, c, (size_t)n, &sp);
+	hist_trim(h);	/* after: the text reads the batches' heat lines */
+	if (h->text.failed)
+		return -ENOMEM;
+	*text = h->text.p;
+	*len = h->text.len;
+	h->st.text_bytes += h->text.len;
+	return 0;
+}
+
+void
+history_get_stats(const struct history *h, struct history_stats *st)
+{
+	*st = h->st;
+	st->threads = h->threads.n;
+	st->stacks = h->stacks.n;
+	st->queued_bytes = h->queued_bytes;
+}

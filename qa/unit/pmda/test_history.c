@@ -1,0 +1,231 @@
+/*
+ * test_history.c - the stack history's text, client by client: ids
+ * defined once per client and again for a new one, drains summed to the
+ * client's own fetches, µs written only where the rule does not give
+ * them, counts past 2^32, hostile names that cannot break a line, the
+ * memory bound's "missed", ids forgotten after ten idle minutes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "agent/history.h"
+#include "agent/history_priv.h"
+#include "agent/profiles.h"
+
+static struct timeval	when = { 1733011200, 500000 };
+
+static void
+drain(struct history *h, time_t now, unsigned hz, const char *comm, const char *stack,
+      uint64_t count)
+{
+	history_begin(h, &when, hz, now);
+	history_add(h, 100, 101, comm, "proc", stack, count, profile_value_samples(count, hz));
+	history_end(h);
+	when.tv_sec++;
+}
+
+static const char *
+fetch(struct history *h, int ctx)
+{
+	const char	*t;
+	size_t		len;
+
+	CHECK_INT(history_fetch(h, ctx, &t, &len), 0);
+	CHECK(t == NULL || strlen(t) == len);
+	return t ? t : "(none)";
+}
+
+static void
+test_defined_once_per_client(void)
+{
+	when.tv_sec = 1733011200;
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+
+	CHECK_STR(fetch(h, 0), "(none)");	/* the first fetch starts a client */
+	drain(h, 1, 99, "main", "a;b", 3);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1:3");
+	drain(h, 2, 99, "main", "a;b", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\n1 1");
+	CHECK_STR(fetch(h, 0), "(none)");
+	/* a second client meets id 1 for the first time: defined again */
+	CHECK_STR(fetch(h, 1), "(none)");
+	drain(h, 3, 99, "main", "a;b", 2);
+	CHECK_STR(fetch(h, 1), "drains 1 1733011202.500000 hz 99\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1:2");
+	CHECK_STR(fetch(h, 0), "drains 1 1733011202.500000 hz 99\n1 1:2");
+	/* a client that ended and a new one with its context: told afresh */
+	history_client_end(h, 0);
+	CHECK_STR(fetch(h, 0), "(none)");
+	drain(h, 4, 99, "main", "a;b", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011203.500000 hz 99\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1");
+	history_free(h);
+}
+
+static void
+test_coalesced_and_values(void)
+{
+	when.tv_sec = 1733011200;
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	uint64_t	big = (UINT64_C(1) << 32) + 7;
+
+	fetch(h, 0);
+	drain(h, 1, 99, "main", "a;b", 1);	/* 10101 µs */
+	drain(h, 2, 99, "main", "a;b", 1);	/* 10101: 20202 = rule for 2 */
+	drain(h, 3, 49, "main", "a;c", big);	/* hz changed below */
+	drain(h, 4, 99, "main", "a;c", 1);
+	/* a;c: 2^32+7 at 49 Hz + 1 at 99 Hz is not (2^32+8) * 10^6 / 99 */
+	CHECK_STR(fetch(h, 0), "drains 4 1733011203.500000 hz 99\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\nf 3 c\ns 1 1,2\ns 2 1,3\n"
+		  "1 1:2 2:4294967304:87652393948876");
+	history_free(h);
+}
+
+static void
+test_hostile_names(void)
+{
+	when.tv_sec = 1733011200;
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+
+	fetch(h, 0);
+	history_begin(h, &when, 99, 1);
+	history_add(h, 7, 8, "a\tb\nc", "p\r", "x;y\nt 9 1 1 evil\tevil", 1, 10101);
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
+		  "t 1 7 8 a?b?c\tp?\nf 1 x\nf 2 y?t 9 1 1 evil?evil\ns 1 1,2\n1 1");
+	history_free(h);
+	when.tv_sec++;
+}
+
+static void
+test_bound_and_forgetting(void)
+{
+	when.tv_sec = 1733011200;
+	struct history		*h = history_new(profile_value_samples, 1);	/* keeps ~nothing */
+	struct history_stats	st;
+	const char		*t;
+
+	fetch(h, 0);
+	drain(h, 10, 99, "main", "a", 1);
+	drain(h, 11, 99, "main", "a", 1);
+	t = fetch(h, 0);
+	CHECK(strstr(t, " missed ") != NULL);
+	history_get_stats(h, &st);
+	CHECK(st.dropped >= 1);
+	history_free(h);
+
+	h = history_new(profile_value_samples, 1 << 20);
+	fetch(h, 0);
+	drain(h, 10, 99, "main", "a", 1);
+	fetch(h, 0);
+	drain(h, 10 + HISTORY_FORGET_S + 1, 99, "main", "other", 1);
+	drain(h, 10 + HISTORY_FORGET_S + 2, 99, "main", "a", 1);
+	t = fetch(h, 0);
+	/* "a" was idle ten minutes: forgotten, so it comes back as stack 3
+	 * of frame 3 ("other" is frame 2, stack 2) */
+	CHECK(strstr(t, "\nf 3 a\n") != NULL && strstr(t, "\ns 3 3\n") != NULL);
+	history_free(h);
+}
+
+/* Beyond HISTORY_SLOTS clients, one is told every definition in every
+ * text, each once. */
+static void
+test_no_slot_left(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	int		i;
+
+	when.tv_sec = 1733011200;
+	for (i = 0; i <= HISTORY_SLOTS; i++)
+		fetch(h, i);
+	history_begin(h, &when, 99, 1);
+	history_add(h, 1, 1, "m", "p", "a", 1, 10101);
+	history_add(h, 1, 2, "m", "p", "a", 1, 10101);
+	history_end(h);
+	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011200.500000 hz 99\n"
+		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\nf 1 a\ns 1 1\n1 1\n2 1");
+	when.tv_sec++;
+	history_begin(h, &when, 99, 2);
+	history_add(h, 1, 1, "m", "p", "a", 1, 10101);
+	history_end(h);
+	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011201.500000 hz 99\n"
+		  "t 1 1 1 m\tp\nf 1 a\ns 1 1\n1 1");
+	CHECK_STR(fetch(h, 0), "drains 2 1733011201.500000 hz 99\n"
+		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\nf 1 a\ns 1 1\n1 1:2\n2 1");
+	history_free(h);
+}
+
+/* The last drain as bpftrace-style instances: names, counts, stable ids. */
+static void
+test_flame(void)
+{
+	struct history			*h = history_new(profile_value_samples, 1 << 20);
+	const struct history_flame	*v;
+	int				inst;
+
+	when.tv_sec = 1733011200;
+	history_begin(h, &when, 99, 1);
+	history_add(h, 7, 8, "worker", "srv", "main;run;[k] sys_read", 3, 30303);
+	history_add(h, 7, 9, "w2", "srv", "main", 1, 10101);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 2);
+	CHECK_STR(v[0].name, "\n    [k] sys_read\n    run\n    main\n    [t] worker 8\n    srv 7\n");
+	CHECK_INT((int)v[0].count, 3);
+	CHECK_STR(v[1].name, "\n    main\n    [t] w2 9\n    srv 7\n");
+	inst = v[0].inst;
+	CHECK(v[0].inst != v[1].inst);
+	history_begin(h, &when, 99, 2);
+	history_add(h, 7, 8, "worker", "srv", "main;run;[k] sys_read", 5, 50505);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 1);
+	CHECK_INT(v[0].inst, inst);	/* the same pair keeps its id */
+	CHECK_INT((int)v[0].count, 5);
+	history_begin(h, &when, 99, 3);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 0);
+	history_free(h);
+}
+
+/* Each drain's heat map is its own line, even when drains are summed, and
+ * a drain with no stack but a heat map still gives a value. */
+static void
+test_heat(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	uint64_t	a[5] = { 1, 0, 2, 0, 0 }, b[5] = { 0, 0, 0, 0, 4 }, z[5] = { 0 };
+
+	when.tv_sec = 1733011200;
+	fetch(h, 0);
+	history_begin(h, &when, 99, 1);
+	history_add(h, 1, 1, "m", "p", "a", 3, 30303);
+	CHECK_INT(history_heat(h, a, 5), 0);
+	history_end(h);
+	when.tv_sec++;
+	history_begin(h, &when, 99, 2);
+	CHECK_INT(history_heat(h, b, 5), 0);
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 2 1733011201.500000 hz 99\n"
+		  "t 1 1 1 m\tp\nf 1 a\ns 1 1\n1 1:3\n"
+		  "h 1733011200.500000 5 1 0 2\nh 1733011201.500000 5 0 0 0 0 4");
+	when.tv_sec++;
+	history_begin(h, &when, 99, 3);
+	CHECK_INT(history_heat(h, z, 5), 0);
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011202.500000 hz 99\nh 1733011202.500000 5");
+	history_free(h);
+}
+
+int
+main(void)
+{
+	test_heat();
+	test_flame();
+	test_no_slot_left();
+	test_defined_once_per_client();
+	test_coalesced_and_values();
+	test_hostile_names();
+	test_bound_and_forgetting();
+	return unit_report("test_history");
+}
