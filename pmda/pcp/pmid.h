@@ -2,7 +2,8 @@
  * pmid.h - PMIDs and instance domains of pmdastackprof.
  *
  * Clusters: 0 control (storable: the items are the control table's, in
- * agent/control_table.c), 1 oncpu, 2 heatmap, 3 stats.  A profile's
+ * agent/control_table.c), 1 oncpu, 2 heatmap, 3 stats, 4 offcpu,
+ * 5 pagefault.  A profile's
  * cluster comes from its row in agent/profiles.c and holds the items of
  * enum profile_item.  The full list with types is in metrics.c and
  * docs/design.md ("PMDA").
@@ -54,6 +55,12 @@ enum stats_item {
 	/* the archive history's (agent/history.c) */
 	ST_HISTORY_THREADS = 80, ST_HISTORY_STACKS, ST_HISTORY_DROPPED, ST_HISTORY_LOST,
 	ST_HISTORY_QUEUED_BYTES, ST_HISTORY_BYTES,
+	/* 90-98: debuginfod's.  Off-CPU and page faults (BPF) */
+	ST_OFFCPU_SWITCHES = 100, ST_OFFCPU_INTERVALS, ST_OFFCPU_USEC, ST_OFFCPU_SHORT,
+	ST_OFFCPU_SHORT_USEC, ST_OFFCPU_MAP_FULL, ST_OFFCPU_FILTERED,
+	ST_OFFCPU_BPF_RUN_TIME, ST_OFFCPU_BPF_RUN_COUNT,
+	ST_PAGEFAULT_SAMPLES = 110, ST_PAGEFAULT_FILTERED, ST_PAGEFAULT_MAP_FULL,
+	ST_PAGEFAULT_BPF_RUN_TIME, ST_PAGEFAULT_BPF_RUN_COUNT,
 	ST_NITEMS
 };
 
