@@ -19,8 +19,7 @@
 static int
 render_json(const struct profile *p, const struct emit_options *o, struct membuf *out)
 {
-	(void)o;
-	return emit_json(p->tree, out);
+	return emit_json(p->tree, o ? o->event : NULL, out);
 }
 
 static int
