@@ -33,6 +33,7 @@
 /* The one directory the agent writes once it has dropped to its user. */
 #define STATE_DIR	"state"
 #define STATE_FILE	"stackprof.state"
+#define DEBUGINFOD_CACHE "debuginfod-cache"
 
 static volatile sig_atomic_t	quit;
 
@@ -240,6 +241,7 @@ int
 main(int argc, char **argv)
 {
 	static char	helppath[MAXPATHLEN], statedir[MAXPATHLEN], statepath[MAXPATHLEN];
+	static char	cachepath[MAXPATHLEN];
 	const char	*user;
 	pmdaInterface	dispatch;
 	struct agent	*a;
@@ -249,6 +251,7 @@ main(int argc, char **argv)
 	pmsprintf(helppath, sizeof(helppath), "%s/stackprof/help", pmGetConfig("PCP_PMDAS_DIR"));
 	pmsprintf(statedir, sizeof(statedir), "%s/stackprof/" STATE_DIR, pmGetConfig("PCP_PMDAS_DIR"));
 	pmsprintf(statepath, sizeof(statepath), "%s/" STATE_FILE, statedir);
+	pmsprintf(cachepath, sizeof(cachepath), "%s/" DEBUGINFOD_CACHE, statedir);
 	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, pmGetProgname(), STACKPROF,
 		   "stackprof.log", helppath);
 	if ((a = agent_new()) == NULL || controls_reset(a) < 0) {
@@ -270,6 +273,8 @@ main(int argc, char **argv)
 	if (agent_start(a, true) < 0)
 		fail("symbolizer");
 	drop_privileges(user, statedir);
+	a->debuginfod_cache = cachepath;	/* in statedir: ours after the drop */
+	agent_start_threads(a);
 	pmdaConnect(&dispatch);
 	drain_set_service(d, service_pending, &dispatch);
 	serve(&dispatch, a, d);

@@ -28,6 +28,9 @@
 #define EVENT_QUEUE_BYTES	(8u << 20)
 /* History batches kept for clients that have not fetched them yet. */
 #define HISTORY_BYTES		(8u << 20)
+/* Debug files asked of debuginfod servers at a time: two, so that one slow
+ * answer does not hold up every other file. */
+#define DEBUGINFOD_WORKERS	2
 
 /* Unwind tables for the new sampler; without them (logged) the walker
  * takes frame pointers, as in fp mode. */
@@ -87,7 +90,8 @@ open_sampler(struct agent *a)
 	a->sampler_error = 0;
 	if (!a->config.enabled)
 		sampler_set_enabled(a->sampler, false);
-	open_unwinder(a);
+	if (a->threads)
+		open_unwinder(a);
 	apply_profiles(a);
 	return 0;
 }
@@ -132,9 +136,10 @@ agent_new(void)
 	a->config.process_regex = strdup("");
 	a->config.pids_text = strdup("");
 	a->config.unwind = strdup("auto");
+	a->config.debuginfod_urls = strdup("");
 	a->filter = proc_filter_new();
-	if (!a->config.process_regex || !a->config.pids_text || !a->config.unwind || !a->filter ||
-	    profiles_new(a) < 0) {
+	if (!a->config.process_regex || !a->config.pids_text || !a->config.unwind ||
+	    !a->config.debuginfod_urls || !a->filter || profiles_new(a) < 0) {
 		agent_free(a);
 		return NULL;
 	}
@@ -148,6 +153,26 @@ seconds_since(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* libdebuginfod reads its settings from the environment, which is only
+ * safe to change before other threads run: set up once, here. */
+static void
+start_debuginfod(struct agent *a)
+{
+	struct symbolizer_debuginfod_config	cfg = {
+		.cache_dir = a->debuginfod_cache, .workers = DEBUGINFOD_WORKERS,
+	};
+	const char				*urls = a->config.debuginfod_urls;
+
+	a->debuginfod_error = a->debuginfod_cache == NULL ? -ENOTSUP :
+			      symbolizer_debuginfod_setup(a->symbolizer, &cfg);
+	if (a->debuginfod_error == 0)
+		a->debuginfod_error = symbolizer_set_debuginfod(a->symbolizer, urls);
+	if (a->debuginfod_error < 0 && urls[0] != '\0')
+		pmNotifyErr(LOG_ERR, "debuginfod servers not asked: cache %s: %s",
+			    a->debuginfod_cache ? a->debuginfod_cache : "not set",
+			    strerror(-a->debuginfod_error));
 }
 
 int
@@ -172,6 +197,15 @@ agent_start(struct agent *a, bool with_bpf)
 }
 
 void
+agent_start_threads(struct agent *a)
+{
+	a->threads = true;
+	start_debuginfod(a);
+	if (a->sampler && a->unwinder == NULL)
+		open_unwinder(a);
+}
+
+void
 agent_free(struct agent *a)
 {
 	if (a == NULL)
@@ -185,6 +219,7 @@ agent_free(struct agent *a)
 	free(a->config.process_regex);
 	free(a->config.pids_text);
 	free(a->config.unwind);
+	free(a->config.debuginfod_urls);
 	free(a->state_path);
 	free(a);
 }
@@ -335,6 +370,28 @@ agent_set_unwind(struct agent *a, struct control_value *v)
 	free(a->config.unwind);
 	a->config.unwind = copy;
 	a->unwind_mode = mode;
+	return 0;
+}
+
+int
+agent_set_debuginfod(struct agent *a, struct control_value *v)
+{
+	char	*copy = strdup(v->text);
+	int	sts = 0;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	/* before agent_start_threads the value only waits for start_debuginfod */
+	if (a->threads && a->debuginfod_error < 0)
+		sts = v->text[0] != '\0' ? a->debuginfod_error : 0;
+	else if (a->threads)
+		sts = symbolizer_set_debuginfod(a->symbolizer, v->text);
+	if (sts < 0) {
+		free(copy);
+		return sts;
+	}
+	free(a->config.debuginfod_urls);
+	a->config.debuginfod_urls = copy;
 	return 0;
 }
 

@@ -42,6 +42,7 @@ struct agent_config {
 	char		*process_regex;	/* "" = no regex */
 	char		*pids_text;	/* "" = no PID list */
 	char		*unwind;	/* "auto" or "fp" */
+	char		*debuginfod_urls; /* "" = no servers asked */
 	unsigned	offcpu;		/* off-CPU profile: 0 or 1 */
 	unsigned	offcpu_min_us;	/* shorter blocks are not counted */
 	unsigned	pagefault;	/* page-fault profile: 0 or 1 */
@@ -58,6 +59,11 @@ struct agent {
 	struct symbolizer *symbolizer;
 	struct profile	profiles[NPROFILES];	/* one per row of profile_defs */
 	struct unwinder	*unwinder;	/* NULL without a sampler */
+	/* where debuginfod answers are kept (main.c sets it before
+	 * agent_start_threads; NULL: no debuginfod), and why it could not be
+	 * used */
+	const char	*debuginfod_cache;
+	int		debuginfod_error;	/* -errno, or 0 */
 
 	/* frequency in force during the interval being collected */
 	unsigned	interval_frequency_hz;
@@ -66,6 +72,7 @@ struct agent {
 	/* private to agent.c */
 	bool		started;	/* agent_start ran: setters reach the sampler */
 	bool		with_bpf;	/* agent_start was asked to load BPF */
+	bool		threads;	/* agent_start_threads ran */
 	sampler_stack_fn handover;	/* takes stacks sampler_reconfigure hands over */
 	void		*handover_arg;
 	bool		filter_retry;	/* the sampler refused the last filter */
@@ -81,8 +88,13 @@ struct agent {
 struct agent *agent_new(void);
 /* The slow part, while pmcd knows we are not ready: the symbolizer, then
  * the BPF sampler when with_bpf (without it the agent serves what it is
- * handed, as when BPF cannot load; unit tests). */
+ * handed, as when BPF cannot load; unit tests).  No thread starts here:
+ * capabilities are per thread, and main drops them after this. */
 int agent_start(struct agent *a, bool with_bpf);
+/* Then, with privileges dropped: the debuginfod workers (libdebuginfod's
+ * environment is set before any other thread) and the unwind table
+ * worker.  Each logs and leaves its feature off when it cannot start. */
+void agent_start_threads(struct agent *a);
 void agent_free(struct agent *a);
 
 /* Who takes the stacks sampler_reconfigure hands over between drains (the
@@ -103,6 +115,7 @@ int agent_set_heatmap_slots(struct agent *a, struct control_value *v);
 int agent_set_process(struct agent *a, struct control_value *v);
 int agent_set_pids(struct agent *a, struct control_value *v);
 int agent_set_unwind(struct agent *a, struct control_value *v);
+int agent_set_debuginfod(struct agent *a, struct control_value *v);
 int agent_set_offcpu(struct agent *a, struct control_value *v);
 int agent_set_offcpu_min_us(struct agent *a, struct control_value *v);
 int agent_set_pagefault(struct agent *a, struct control_value *v);

@@ -4,8 +4,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <curl/curl.h>
 #include <pcp/pmapi.h>
 #include "control_parse.h"
 #include "stackprof.h"
@@ -132,6 +134,63 @@ void
 control_free_regex(struct bounded_regex *re)
 {
 	bounded_regex_free(re);
+}
+
+/* One URL as libcurl parses it (libdebuginfod hands it to libcurl). */
+static bool
+url_acceptable(const char *url)
+{
+	CURLU		*h = curl_url();
+	char		*scheme = NULL, *part = NULL;
+	bool		ok = false;
+
+	if (h == NULL)
+		return false;
+	if (curl_url_set(h, CURLUPART_URL, url, CURLU_DISALLOW_USER) != CURLUE_OK ||
+	    curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0))
+		goto out;
+	if (curl_url_get(h, CURLUPART_HOST, &part, 0) != CURLUE_OK || part[0] == '\0')
+		goto out;
+	curl_free(part);
+	part = NULL;
+	ok = curl_url_get(h, CURLUPART_QUERY, &part, 0) == CURLUE_NO_QUERY &&
+	     curl_url_get(h, CURLUPART_FRAGMENT, &part, 0) == CURLUE_NO_FRAGMENT;
+out:
+	curl_free(scheme);
+	curl_free(part);
+	curl_url_cleanup(h);
+	return ok;
+}
+
+int
+control_parse_urls(const char *text, unsigned *n)
+{
+	char		url[CONTROL_TEXT_MAX + 1];
+	const char	*p = text;
+	unsigned	count = 0;
+
+	if (text == NULL || strlen(text) > CONTROL_TEXT_MAX)
+		return PM_ERR_BADSTORE;
+	for (const char *c = text; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return PM_ERR_BADSTORE;
+	while (*p != '\0') {
+		size_t	len;
+
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		len = strcspn(p, " ");
+		memcpy(url, p, len);
+		url[len] = '\0';
+		if (++count > CONTROL_URLS_MAX || !url_acceptable(url))
+			return PM_ERR_BADSTORE;
+		p += len;
+	}
+	*n = count;
+	return 0;
 }
 
 int

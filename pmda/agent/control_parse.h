@@ -48,6 +48,15 @@ int control_parse_pids(const char *text, pid_t **pids, size_t *n);
 int control_parse_regex(const char *text, struct bounded_regex **re, char *why, size_t whylen);
 void control_free_regex(struct bounded_regex *re);
 
+/* Most debuginfod servers one store may name. */
+#define CONTROL_URLS_MAX	8
+
+/* debuginfod servers: URLs separated by spaces, as libdebuginfod splits
+ * them; "" (or spaces) is valid: none.  Each is http:// or https:// with a
+ * host, no user or password (every client can read the value), no query
+ * or fragment (libdebuginfod appends /buildid/...).  *n is how many. */
+int control_parse_urls(const char *text, unsigned *n);
+
 /* Heat map slices: must divide a second into whole milliseconds. */
 int control_check_slots(unsigned slots);
 

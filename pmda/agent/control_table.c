@@ -29,6 +29,12 @@ parse_unwind(struct control_value *v)
 	return control_parse_unwind(v->text, &v->u);
 }
 
+static int
+parse_urls(struct control_value *v)
+{
+	return control_parse_urls(v->text, &v->u);
+}
+
 const struct control controls[] = {
 	{
 		.name = "enabled", .item = 0, .type = CONTROL_U32,
@@ -84,28 +90,37 @@ const struct control controls[] = {
 		.doc = "user stacks walked with unwind tables where they exist (auto) or frame pointers only (fp)",
 	},
 	{
-		.name = "offcpu", .item = 7, .type = CONTROL_U32,
+		.name = "debuginfod", .item = 7, .type = CONTROL_STRING,
+		.max = CONTROL_TEXT_MAX, .parse = parse_urls,
+		.bounds = "at most 8 http or https URLs", .def = "",
+		.def_env = "DEBUGINFOD_URLS",
+		.set = agent_set_debuginfod, .field = FIELD(debuginfod_urls),
+		.argname = "URLS",
+		.doc = "debuginfod servers asked for the debug files of stripped binaries",
+	},
+	{
+		.name = "offcpu", .item = 8, .type = CONTROL_U32,
 		.min = 0, .max = 1, .bounds = "0 or 1", .def = "0",
 		.set = agent_set_offcpu, .field = FIELD(offcpu),
 		.argname = "0|1",
 		.doc = "off-CPU profile on (1) or off (0, sched_switch detached)",
 	},
 	{
-		.name = "offcpu_min_us", .item = 8, .type = CONTROL_U32, .units = CONTROL_UNITS_USEC,
+		.name = "offcpu_min_us", .item = 9, .type = CONTROL_U32, .units = CONTROL_UNITS_USEC,
 		.min = 0, .max = 1000000, .def = "1",
 		.set = agent_set_offcpu_min_us, .field = FIELD(offcpu_min_us),
 		.argname = "US",
 		.doc = "off-CPU blocks shorter than this many microseconds are not counted",
 	},
 	{
-		.name = "pagefault", .item = 9, .type = CONTROL_U32,
+		.name = "pagefault", .item = 10, .type = CONTROL_U32,
 		.min = 0, .max = 1, .bounds = "0 or 1", .def = "0",
 		.set = agent_set_pagefault, .field = FIELD(pagefault),
 		.argname = "0|1",
 		.doc = "page-fault profile on (1) or off (0, perf events closed)",
 	},
 	{
-		.name = "pagefault_period", .item = 10, .type = CONTROL_U32,
+		.name = "pagefault_period", .item = 11, .type = CONTROL_U32,
 		.units = CONTROL_UNITS_COUNT,
 		.min = 1, .max = 1000000, .def = "100",
 		.set = agent_set_pagefault_period, .field = FIELD(pagefault_period),

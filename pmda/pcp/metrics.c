@@ -117,6 +117,12 @@ static const pmdaMetric fixed_metrics[] = {
 	STAT(ST_HISTORY_DROPPED), STAT(ST_HISTORY_LOST),
 	METRIC(CL_STATS, ST_HISTORY_QUEUED_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
 	METRIC(CL_STATS, ST_HISTORY_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_BYTES),
+	STAT(ST_DEBUGINFOD_REQUESTS), STAT(ST_DEBUGINFOD_HITS), STAT(ST_DEBUGINFOD_MISSES),
+	STAT(ST_DEBUGINFOD_FAILURES), STAT(ST_DEBUGINFOD_REJECTED),
+	METRIC(CL_STATS, ST_DEBUGINFOD_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_BYTES),
+	METRIC(CL_STATS, ST_DEBUGINFOD_CACHE_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
+	METRIC(CL_STATS, ST_DEBUGINFOD_SLOWEST, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
+	STAT(ST_DEBUGINFOD_NAMED_FILES),
 	STAT(ST_OFFCPU_SWITCHES), STAT(ST_OFFCPU_INTERVALS),
 	METRIC(CL_STATS, ST_OFFCPU_USEC, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
 	STAT(ST_OFFCPU_SHORT),
@@ -301,6 +307,25 @@ fetch_sampler_stat(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 }
 
 static int
+fetch_debuginfod_stat(const struct symbolizer_debuginfod_stats *st, unsigned item,
+		      pmAtomValue *atom)
+{
+	switch (item) {
+	case ST_DEBUGINFOD_REQUESTS:	atom->ull = st->requests; break;
+	case ST_DEBUGINFOD_HITS:	atom->ull = st->hits; break;
+	case ST_DEBUGINFOD_MISSES:	atom->ull = st->misses; break;
+	case ST_DEBUGINFOD_FAILURES:	atom->ull = st->failures; break;
+	case ST_DEBUGINFOD_REJECTED:	atom->ull = st->rejected; break;
+	case ST_DEBUGINFOD_BYTES:	atom->ull = st->bytes; break;
+	case ST_DEBUGINFOD_CACHE_BYTES:	atom->ull = st->cache_bytes; break;
+	case ST_DEBUGINFOD_SLOWEST:	atom->ull = st->slowest_us; break;
+	case ST_DEBUGINFOD_NAMED_FILES:	atom->ull = st->named_files; break;
+	default:			return PM_ERR_PMID;
+	}
+	return PMDA_FETCH_STATIC;
+}
+
+static int
 fetch_symbolizer_stat(const struct agent *a, unsigned item, pmAtomValue *atom)
 {
 	struct symbolizer_stats	st;
@@ -325,7 +350,7 @@ fetch_symbolizer_stat(const struct agent *a, unsigned item, pmAtomValue *atom)
 	case ST_PERFMAP_REFUSED: atom->ull = st.perfmap_refused; break;
 	case ST_MAPS_TRUNCATED:	atom->ull = st.maps_truncated; break;
 	case ST_BUDGET_REFUSED:	atom->ull = st.budget_refused; break;
-	default:		return PM_ERR_PMID;
+	default:		return fetch_debuginfod_stat(&st.debuginfod, item, atom);
 	}
 	return PMDA_FETCH_STATIC;
 }
@@ -358,7 +383,8 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 		return fetch_sampler_stat(face, item, atom);
 	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
 	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES) ||
-	    (item >= ST_ELF_REFUSED && item <= ST_BUDGET_REFUSED))
+	    (item >= ST_ELF_REFUSED && item <= ST_BUDGET_REFUSED) ||
+	    (item >= ST_DEBUGINFOD_REQUESTS && item <= ST_DEBUGINFOD_NAMED_FILES))
 		return fetch_symbolizer_stat(a, item, atom);
 	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
 		return fetch_event_stat(a->profiles[PROFILE_ONCPU].events, item, atom);

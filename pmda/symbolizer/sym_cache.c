@@ -1,12 +1,14 @@
 /*
  * sym_cache.c - ELF symbol tables shared by every process that maps the
- * same file, keyed by the (device, inode) /proc/PID/maps reports, and
- * bounded by bytes with least-recently-used eviction.
+ * same file, keyed by the (device, inode) /proc/PID/maps reports and the
+ * file's stamp (ctime, mtime, size: an inode can be reused), and bounded
+ * by bytes with least-recently-used eviction.
  *
  * Process entries hold references to the tables their mappings use.  Only
  * unreferenced tables are evicted; the symbolizer evicts processes first
  * when it needs their tables' memory (symbolize.c).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include "sym_internal.h"
 
@@ -79,13 +81,21 @@ sym_cache_free(struct sym_cache *c)
 	free(c);
 }
 
+static bool
+same_stamp(const struct sym_stamp *a, const struct sym_stamp *b)
+{
+	return a->ctime_ns == b->ctime_ns && a->mtime_ns == b->mtime_ns && a->size == b->size;
+}
+
+/* Newest first in a bucket (sym_cache_put pushes): a table of an older
+ * file of the same (dev, ino) ages out unused. */
 struct sym_elf *
-sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino)
+sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino, const struct sym_stamp *stamp)
 {
 	struct sym_elf *e;
 
 	for (e = c->bucket[bucket_of(dev, ino)]; e; e = e->hnext) {
-		if (e->dev == dev && e->ino == ino) {
+		if (e->dev == dev && e->ino == ino && (stamp == NULL || same_stamp(&e->stamp, stamp))) {
 			e->refs++;
 			lru_unlink(e);
 			lru_push(c, e);
@@ -168,4 +178,11 @@ size_t
 sym_cache_bytes(const struct sym_cache *c)
 {
 	return c->bytes;
+}
+
+struct sym_elf *
+sym_cache_next(struct sym_cache *c, struct sym_elf *e)
+{
+	e = e ? e->lru_next : c->lru.lru_next;
+	return e == &c->lru ? NULL : e;
 }

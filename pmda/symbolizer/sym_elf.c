@@ -444,6 +444,8 @@ sym_elf_load(int fd, const char *root, const char *path)
 	/* no loadable segment: truncated, or nothing a process could map */
 	if (sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0 || e->nloads == 0)
 		goto fail;
+	memcpy(e->build_id, info.build_id, info.build_id_len);	/* for debuginfod */
+	e->build_id_len = info.build_id_len;
 	if (info.has_symtab && e->refused == 0) {
 		e->source = SYM_SRC_SYMTAB;
 	} else if ((e->source = sym_debug_find_file(e, &info, root, path)) == SYM_SRC_NONE) {

@@ -10,6 +10,7 @@
  *   sym_perfmap.c   /tmp/perf-PID.map of JIT runtimes
  *   sym_vdso.c      the [vdso] image of a process
  *   sym_demangle.c  C++ and Rust (legacy, v0) names through libiberty
+ *   sym_debuginfod*.c  debug files fetched by build-id (sym_debuginfod_priv.h)
  */
 #ifndef SYM_INTERNAL_H
 #define SYM_INTERNAL_H
@@ -73,6 +74,19 @@ enum sym_source {			/* where a table's symbols came from */
 	SYM_SRC_BUILDID,		/* /usr/lib/debug/.build-id/xx/rest.debug */
 	SYM_SRC_DEBUGLINK,		/* .gnu_debuglink, CRC checked */
 	SYM_SRC_MINIDEBUG,		/* .gnu_debugdata (xz) + .dynsym */
+	SYM_SRC_DEBUGINFOD,		/* a debug file a debuginfod server sent */
+};
+
+#define SYM_BUILD_ID_MAX	64
+
+/*
+ * What tells apart two files that had one (device, inode): a deleted
+ * file's inode reused by a new one, or a file rewritten in place.  Both
+ * set the ctime, which user space cannot set back (mtime and size it can,
+ * e.g. cp -p, tar, dpkg).
+ */
+struct sym_stamp {
+	int64_t		ctime_ns, mtime_ns, size;
 };
 
 struct sym_elf {
@@ -86,9 +100,15 @@ struct sym_elf {
 	int		nblobs;
 	size_t		blob_bytes;
 	size_t		bytes;		/* memory held, for the cache budget */
+	uint8_t		build_id[SYM_BUILD_ID_MAX];
+	int		build_id_len;	/* 0: none (or not a file) */
+	/* debuginfod (symbolize.c, sym_debuginfod.c) */
+	bool		dfd_wait;	/* asked for; symbols may come at a collect */
+	unsigned	dfd_gen;	/* generation it last asked in */
 	/* cache linkage (sym_cache.c) */
 	dev_t		dev;
 	ino_t		ino;
+	struct sym_stamp stamp;		/* of the file it was read from */
 	int		refs;
 	uint64_t	used_ns;	/* last sweep that found it referenced */
 	struct sym_elf	*hnext, *lru_prev, *lru_next;
@@ -96,7 +116,7 @@ struct sym_elf {
 
 /* What sym_elf_parse learns about a file besides its symbols. */
 struct sym_elf_info {
-	uint8_t		build_id[64];
+	uint8_t		build_id[SYM_BUILD_ID_MAX];
 	int		build_id_len;
 	char		debuglink[256];	/* empty when none */
 	uint32_t	debuglink_crc;
@@ -163,8 +183,11 @@ size_t sym_kernel_bytes(const struct sym_kernel *k);
 struct sym_cache;
 struct sym_cache *sym_cache_new(void);
 void sym_cache_free(struct sym_cache *c);
-/* A referenced table for (dev, ino), or NULL (not cached). */
-struct sym_elf *sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino);
+/* A referenced table for (dev, ino) read from a file with this stamp, or
+ * NULL (not cached).  stamp NULL: the newest table for (dev, ino), when the
+ * file cannot be looked at any more. */
+struct sym_elf *sym_cache_get(struct sym_cache *c, dev_t dev, ino_t ino,
+			      const struct sym_stamp *stamp);
 /* Insert e (takes one reference for the caller too). */
 void sym_cache_put(struct sym_cache *c, struct sym_elf *e);
 void sym_cache_unref(struct sym_cache *c, struct sym_elf *e);
@@ -172,6 +195,8 @@ void sym_cache_unref(struct sym_cache *c, struct sym_elf *e);
  * Returns the bytes still held. */
 size_t sym_cache_trim(struct sym_cache *c, size_t limit, uint64_t *evictions);
 size_t sym_cache_bytes(const struct sym_cache *c);
+/* Every cached table, newest first: e = NULL gives the first; NULL at the end. */
+struct sym_elf *sym_cache_next(struct sym_cache *c, struct sym_elf *e);
 /* Remove unreferenced tables not referenced at any sweep in the last
  * idle_ns; returns how many went. */
 size_t sym_cache_expire(struct sym_cache *c, uint64_t now_ns, uint64_t idle_ns,
@@ -289,6 +314,27 @@ const char *sym_perfmap_find(struct sym_proc *p, uint64_t ip, unsigned gen,
 			     bool may_grow, struct sym_counters *cnt);
 void sym_perfmap_free(struct sym_perfmap *pm);
 size_t sym_perfmap_bytes(const struct sym_perfmap *pm);
+
+/* ---- debuginfod (sym_debuginfod*.c) ---- */
+struct sym_debuginfod;
+struct symbolizer_debuginfod_config;
+/* A client with its cache directory ready and no thread yet; NULL with
+ * *err = -errno. */
+struct sym_debuginfod *sym_debuginfod_new(const struct symbolizer_debuginfod_config *cfg,
+					  int *err);
+/* Cancels what runs and waits for the threads. */
+void sym_debuginfod_free(struct sym_debuginfod *d);
+int sym_debuginfod_set_urls(struct sym_debuginfod *d, const char *urls);
+/* A frame of e could not be named: ask for e's debug file if e is a
+ * stripped file with a build-id (at most once per table per generation). */
+void sym_debuginfod_note_miss(struct sym_debuginfod *d, struct sym_elf *e, unsigned gen);
+/* Between drains: give waiting tables the symbols that arrived.  Returns
+ * how many tables changed. */
+size_t sym_debuginfod_apply(struct sym_debuginfod *d, struct sym_cache *c);
+void sym_debuginfod_stats(struct sym_debuginfod *d, struct symbolizer_stats *st);
+
+/* CLOCK_MONOTONIC in ns (symbolize.c). */
+uint64_t sym_mono_ns(void);
 
 /* ---- counters shared by all parts ---- */
 struct sym_counters {

@@ -273,12 +273,23 @@ sym_proc_open_map(const struct sym_proc *p, const struct sym_map *m)
 	return -1;
 }
 
+static void
+stamp_of(const struct stat *st, struct sym_stamp *out)
+{
+	out->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+	out->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	out->size = st->st_size;
+}
+
 struct sym_elf *
 sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 		 struct sym_counters *cnt)
 {
+	struct sym_stamp stamp = { 0 };
 	char root[64];
 	struct sym_elf *e;
+	struct stat st;
+	bool stamped;
 	int fd;
 
 	if (m->tried)
@@ -286,12 +297,20 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 	m->tried = true;
 	if (m->kind == SYM_MAP_VDSO)
 		return m->elf = sym_vdso_load(p->pid, m->start, m->end, c, cnt);
-	if ((e = sym_cache_get(c, m->dev, m->ino)) != NULL) {
+	/* the file's stamp says whether a cached table is of this file; one
+	 * that can no longer be opened gets the newest table of its inode */
+	fd = sym_proc_open_map(p, m);
+	stamped = fd >= 0 && fstat(fd, &st) == 0;
+	if (stamped)
+		stamp_of(&st, &stamp);
+	if ((e = sym_cache_get(c, m->dev, m->ino, stamped ? &stamp : NULL)) != NULL) {
+		if (fd >= 0)
+			close(fd);
 		cnt->cache_hits++;
 		return m->elf = e;
 	}
 	cnt->cache_misses++;
-	if ((fd = sym_proc_open_map(p, m)) < 0) {
+	if (fd < 0) {
 		cnt->proc_errors++;
 		return NULL;
 	}
@@ -313,6 +332,7 @@ sym_proc_map_elf(struct sym_proc *p, struct sym_map *m, struct sym_cache *c,
 	}
 	e->dev = m->dev;
 	e->ino = m->ino;
+	e->stamp = stamp;
 	sym_cache_put(c, e);
 	return m->elf = e;
 }

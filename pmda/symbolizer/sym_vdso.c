@@ -96,7 +96,7 @@ sym_vdso_load(pid_t pid, uint64_t start, uint64_t end, struct sym_cache *c,
 		return NULL;
 	}
 	h = image_hash((unsigned char *)image, len);
-	if ((e = sym_cache_get(c, VDSO_DEV, (ino_t)h)) != NULL) {
+	if ((e = sym_cache_get(c, VDSO_DEV, (ino_t)h, NULL)) != NULL) {
 		cnt->cache_hits++;
 	} else if ((e = sym_elf_load_mem(image, len)) != NULL) {
 		cnt->cache_misses++;

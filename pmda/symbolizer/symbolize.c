@@ -51,6 +51,7 @@ struct symbolizer {
 	int		kallsyms_fd;	/* opened at start, while privileged */
 	struct sym_cache *cache;
 	struct sym_procs *procs;
+	struct sym_debuginfod *debuginfod;	/* NULL until set up */
 	struct sym_counters cnt;
 	struct young	young[YOUNG_MAX];	/* just exec'd: maps still growing */
 	int		nyoung;
@@ -81,6 +82,7 @@ symbolizer_free(struct symbolizer *s)
 {
 	if (s == NULL)
 		return;
+	sym_debuginfod_free(s->debuginfod);	/* its threads touch no table */
 	if (s->procs)
 		sym_procs_free(s->procs, s->cache);
 	sym_cache_free(s->cache);
@@ -238,6 +240,7 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		return;
 	}
 	put_module(s, buf, len, m->path);	/* "[/path]", or "[vdso]" as is */
+	sym_debuginfod_note_miss(s->debuginfod, e, s->gen);	/* named from a later interval */
 }
 
 static void
@@ -270,7 +273,6 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 
 static void trim(struct symbolizer *s);
 static void refresh_young(struct symbolizer *s, uint64_t now);
-static uint64_t mono_ns(void);
 
 void
 symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len)
@@ -320,7 +322,7 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	struct sym_ident now;
 
 	if (s->nyoung > 0)
-		refresh_young(s, mono_ns());
+		refresh_young(s, sym_mono_ns());
 	/* at most one /proc read per process and generation */
 	if (p && p->checked_gen == s->gen)
 		return;
@@ -427,8 +429,8 @@ symbolizer_read_vdso(struct symbolizer *s, pid_t tgid, const struct symbolizer_m
 	return 0;
 }
 
-static uint64_t
-mono_ns(void)
+uint64_t
+sym_mono_ns(void)
 {
 	struct timespec t;
 
@@ -469,7 +471,7 @@ void
 symbolizer_tick(struct symbolizer *s)
 {
 	if (s->nyoung > 0)
-		refresh_young(s, mono_ns());
+		refresh_young(s, sym_mono_ns());
 	if (s->need_trim)
 		trim(s);
 }
@@ -481,7 +483,7 @@ symbolizer_timeout_ms(const struct symbolizer *s)
 
 	if (s->nyoung == 0)
 		return -1;
-	now = mono_ns();
+	now = sym_mono_ns();
 	for (int i = 0; i < s->nyoung; i++) {
 		uint64_t due = s->young[i].exec_ns + young_after_ns[s->young[i].tries];
 		if (due < next)
@@ -493,7 +495,7 @@ symbolizer_timeout_ms(const struct symbolizer *s)
 void
 symbolizer_note_exec(struct symbolizer *s, pid_t tgid)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = sym_mono_ns();
 	struct sym_proc *p;
 
 	if (s->nyoung > 0)
@@ -536,7 +538,10 @@ symbolizer_collect(struct symbolizer *s)
 	struct sym_proc *p, *next;
 
 	if (s->nyoung > 0)
-		refresh_young(s, mono_ns());
+		refresh_young(s, sym_mono_ns());
+	/* between drains: names from fetched debug files start with the next */
+	if (sym_debuginfod_apply(s->debuginfod, s->cache) > 0)
+		s->need_trim = true;
 	s->gen++;
 	for (p = sym_procs_oldest(s->procs); p; p = next) {
 		next = sym_procs_newer(s->procs, p);
@@ -557,7 +562,7 @@ symbolizer_collect(struct symbolizer *s)
 	/* the byte bound alone would keep the tables of every binary seen
 	 * since start, e.g. a browser's after it exited: memory should follow
 	 * the processes running now */
-	if (sym_cache_expire(s->cache, mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
+	if (sym_cache_expire(s->cache, sym_mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
 		malloc_trim(0);		/* large tables were mmap'ed; the rest is heap */
 	trim(s);
 }
@@ -590,4 +595,22 @@ symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st)
 	st->maps_truncated = sym_procs_truncated(s->procs);
 	st->budget_refused = s->cnt.budget_refused;
 	st->processes = sym_procs_count(s->procs);
+	sym_debuginfod_stats(s->debuginfod, st);
+}
+
+int
+symbolizer_debuginfod_setup(struct symbolizer *s, const struct symbolizer_debuginfod_config *cfg)
+{
+	int err;
+
+	if (s->debuginfod != NULL)
+		return -EBUSY;
+	s->debuginfod = sym_debuginfod_new(cfg, &err);
+	return s->debuginfod ? 0 : err;
+}
+
+int
+symbolizer_set_debuginfod(struct symbolizer *s, const char *urls)
+{
+	return sym_debuginfod_set_urls(s->debuginfod, urls);
 }

@@ -22,6 +22,21 @@
 
 struct symbolizer;
 
+/* requests = hits + misses + failures, but for requests cancelled by a URL
+ * change or shutdown; answers from the on-disk cache are not requests. */
+struct symbolizer_debuginfod_stats {
+	uint64_t	requests;	/* build-ids asked of the servers */
+	uint64_t	hits;		/* verified debug files received */
+	uint64_t	misses;		/* no server had the build-id */
+	uint64_t	failures;	/* timeouts, network errors, rejected answers */
+	uint64_t	rejected;	/* of which answers refused: not ELF, wrong
+					 * build-id, no symbols, too big */
+	uint64_t	bytes;		/* bytes of the files received */
+	uint64_t	cache_bytes;	/* bytes in the on-disk cache now */
+	uint64_t	slowest_us;	/* the longest request */
+	uint64_t	named_files;	/* ELF tables given a fetched file's symbols */
+};
+
 struct symbolizer_stats {
 	uint64_t	kernel_lookups;
 	uint64_t	user_lookups;
@@ -42,6 +57,7 @@ struct symbolizer_stats {
 	uint64_t	perfmap_refused; /* perf map reads cut at a bound */
 	uint64_t	maps_truncated;	/* /proc/PID/maps reads stopped at the line bound */
 	uint64_t	budget_refused;	/* tables not loaded: the cache was far over its limit */
+	struct symbolizer_debuginfod_stats debuginfod;	/* all 0 while it is off */
 };
 
 /* cache_limit_bytes bounds the ELF symbol and process caches (LRU).
@@ -109,6 +125,37 @@ void symbolizer_collect(struct symbolizer *s);
 void symbolizer_set_cache_idle(struct symbolizer *s, uint64_t idle_ns);
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+/*
+ * debuginfod: when a mapped file has no .symtab, no local debug file and no
+ * MiniDebugInfo and one of its frames could not be named, its debug file is
+ * asked of debuginfod servers by build-id, in background threads: nothing
+ * here waits on the network.  A file that arrives is verified (ELF, same
+ * build-id, function symbols) and its symbols replace the file's table at
+ * the next symbolizer_collect, so names change between drains only.
+ * libdebuginfod takes its settings from the environment, so one symbolizer
+ * per process may use it at a time.
+ */
+struct symbolizer_debuginfod_config {
+	const char	*cache_dir;	/* on-disk cache; created 0700, must be ours */
+	uint64_t	cache_max_bytes;	/* 0: 1 GiB; least recently used go first */
+	uint64_t	file_max_bytes;	/* 0: 256 MiB (at most cache_max_bytes);
+					 * a larger answer is aborted */
+	unsigned	first_byte_ms;	/* 0: 10 s with no answer aborts a request */
+	unsigned	total_ms;	/* 0: 120 s for the whole request */
+	unsigned	retry_s;	/* 0: 600 s before a build-id that was not
+					 * had, or failed, is asked again */
+	unsigned	workers;	/* requests at a time: 0: 1, at most 2 */
+};
+/* Once, before symbolizer_set_debuginfod.  0, or -errno with nothing
+ * changed: -EINVAL bad config, -EBUSY another symbolizer has it, or the
+ * cache directory's error (-ENOTDIR, -EPERM: not a directory we own). */
+int symbolizer_debuginfod_setup(struct symbolizer *s,
+				const struct symbolizer_debuginfod_config *cfg);
+/* Space-separated server URLs; "" switches fetching off (queued requests
+ * dropped, running ones cancelled).  0, or -EINVAL (not set up, control
+ * characters, longer than 4096 bytes) with the URLs unchanged. */
+int symbolizer_set_debuginfod(struct symbolizer *s, const char *urls);
 
 /* Read kernel symbols from path instead of /proc/kallsyms (tests). */
 void symbolizer_set_kallsyms(struct symbolizer *s, const char *path);

@@ -214,6 +214,65 @@ test_unwind(void)
 	CHECK_INT(mode, 77);
 }
 
+/* How many URLs text holds, or the error; *n untouched on error. */
+static int
+urls(const char *text)
+{
+	unsigned	n = 77;
+	int		sts = control_parse_urls(text, &n);
+
+	if (sts < 0) {
+		CHECK_INT(n, 77);
+		return sts;
+	}
+	return (int)n;
+}
+
+static void
+test_urls(void)
+{
+	char	*big = malloc(CONTROL_TEXT_MAX + 2), *p;
+
+	CHECK_INT(urls(""), 0);
+	CHECK_INT(urls("   "), 0);
+	CHECK_INT(urls("https://debuginfod.debian.net"), 1);
+	CHECK_INT(urls("  http://127.0.0.1:8002/  https://debuginfod.fedoraproject.org/ "), 2);
+	CHECK_INT(urls("http://[::1]:8002/some/path"), 1);
+	CHECK_INT(urls("http://a http://b http://c http://d http://e http://f http://g http://h"), 8);
+	CHECK_INT(urls("http://a http://b http://c http://d http://e http://f http://g http://h "
+		       "http://i"), PM_ERR_BADSTORE);		/* one too many */
+	/* libdebuginfod would read a file: or any other scheme libcurl has */
+	CHECK_INT(urls("file:///etc"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://a file:///var/lib/pcp"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("ftp://example.org"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("gopher://example.org"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("example.org"), PM_ERR_BADSTORE);	/* no scheme */
+	CHECK_INT(urls("http://"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://:80/"), PM_ERR_BADSTORE);	/* no host */
+	CHECK_INT(urls("http://a%00b"), PM_ERR_BADSTORE);
+	/* readable by every client: no secrets */
+	CHECK_INT(urls("https://user:secret@example.org"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("https://user@example.org"), PM_ERR_BADSTORE);
+	/* libdebuginfod appends /buildid/...: a query or fragment breaks it */
+	CHECK_INT(urls("https://example.org/?a=b"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("https://example.org/#x"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://a\thttp://b"), PM_ERR_BADSTORE);	/* only spaces part */
+	CHECK_INT(urls("http://a\nhttp://b"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://a\x7f"), PM_ERR_BADSTORE);
+	CHECK_INT(urls("http://exa mple.org"), PM_ERR_BADSTORE);	/* "mple.org" */
+	CHECK_INT(urls(NULL), PM_ERR_BADSTORE);
+	/* 4096 bytes in all, as the symbolizer takes; not one more */
+	strcpy(big, "http://");
+	for (p = big + 7; p < big + CONTROL_TEXT_MAX; p++)
+		*p = (p - big) % 64 == 0 ? '.' : 'a';
+	big[CONTROL_TEXT_MAX] = '\0';
+	CHECK_INT(urls(big), 1);
+	big[CONTROL_TEXT_MAX] = 'a';
+	big[CONTROL_TEXT_MAX + 1] = '\0';
+	CHECK_INT(urls(big), PM_ERR_BADSTORE);
+	free(big);
+}
+
 int
 main(void)
 {
@@ -223,5 +282,6 @@ main(void)
 	test_regex_bombs();
 	test_regex_dialect();
 	test_unwind();
+	test_urls();
 	return unit_report("test_control_parse");
 }

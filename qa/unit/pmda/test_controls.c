@@ -246,12 +246,15 @@ test_store(void)
 	CHECK_INT(control_store_text(a, ctl("unwind"), "fp"), 0);
 	CHECK_STR(a->config.unwind, "fp");
 	CHECK_INT(a->unwind_mode, SP_UNWIND_FP);
+	CHECK_INT(control_store_text(a, ctl("debuginfod"), "http://127.0.0.1:8002 https://x.org/"), 0);
+	CHECK_STR(a->config.debuginfod_urls, "http://127.0.0.1:8002 https://x.org/");
 	CHECK(stat(state, &st) == 0 && (st.st_mode & 07777) == 0600);
 	text = slurp(state);
 	CHECK(text != NULL && strstr(text, "\nfrequency=49\n") && strstr(text, "\nenabled=0\n") &&
 	      strstr(text, "\ninterval=500\n") && strstr(text, "\nheatmap_slots=10\n") &&
 	      strstr(text, "\nprocess=^(nginx|java)\\\\t$\n") && strstr(text, "\npids=1, 2\n") &&
-	      strstr(text, "\nunwind=fp\n"));
+	      strstr(text, "\nunwind=fp\n") &&
+	      strstr(text, "\ndebuginfod=http://127.0.0.1:8002 https://x.org/\n"));
 	free(text);
 	agent_free(a);
 }
@@ -305,6 +308,9 @@ test_bad_stores(void)
 	bad_store(a, "unwind", "AUTO", 0, PM_ERR_BADSTORE);
 	bad_store(a, "unwind", "autofp", 0, PM_ERR_BADSTORE);
 	CHECK_INT(a->unwind_mode, SP_UNWIND_FP);
+	bad_store(a, "debuginfod", "file:///etc/shadow", 0, PM_ERR_BADSTORE);
+	bad_store(a, "debuginfod", "https://u:secret@x.org", 0, PM_ERR_BADSTORE);
+	bad_store(a, "debuginfod", "http://a\nhttp://b", 0, PM_ERR_BADSTORE);
 	memset(big, 'a', CONTROL_TEXT_MAX + 1);
 	big[CONTROL_TEXT_MAX + 1] = '\0';
 	bad_store(a, "process", big, 0, PM_ERR_BADSTORE);
@@ -430,6 +436,17 @@ test_env_default(void)
 	CHECK_INT(control_reset(a, &c), 0);
 	CHECK_INT(a->config.frequency_hz, 99);
 	unsetenv(c.def_env);
+
+	/* the one row that has it: what gdb and perf are told is ours too */
+	setenv("DEBUGINFOD_URLS", "https://debuginfod.debian.net", 1);
+	CHECK_INT(controls_reset(a), 0);
+	CHECK_STR(a->config.debuginfod_urls, "https://debuginfod.debian.net");
+	setenv("DEBUGINFOD_URLS", "file:///usr/lib/debug", 1);
+	CHECK_INT(controls_reset(a), 0);
+	CHECK_STR(a->config.debuginfod_urls, "");
+	unsetenv("DEBUGINFOD_URLS");
+	CHECK_INT(controls_reset(a), 0);
+	CHECK_STR(a->config.debuginfod_urls, "");
 	agent_free(a);
 }
 
@@ -440,6 +457,7 @@ main(void)
 		return 1;
 	snprintf(state, sizeof(state), "%s/stackprof.state", dir);
 	pmSetProgname("test_controls");
+	unsetenv("DEBUGINFOD_URLS");	/* the defaults are the table's */
 	test_docs();
 	test_rows();
 	test_store();

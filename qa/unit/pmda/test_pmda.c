@@ -7,6 +7,8 @@
  * fetched value and the state file; a bad or unauthorized store changes
  * none of them; a context that ends loses its credentials.
  */
+#include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +28,19 @@
 static pmdaInterface	dp;
 static struct agent	*agent;
 static char		dir[] = "/tmp/test_pmda.XXXXXX";
-static char		state[256];
+static char		state[256], cache[256];
 
 /* noinline, global: real functions with symbols in this executable */
 static volatile int	sink;
 __attribute__((noinline)) void pmda_outer(void) { for (int i = 0; i < 8; i++) sink += i * 3; }
 __attribute__((noinline)) void pmda_inner(void) { for (int i = 0; i < 8; i++) sink += i * 5; }
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
 
 static pmdaExt *
 ext(void)
@@ -276,6 +285,7 @@ refused(int ctx, unsigned cluster, unsigned item, const char *text, unsigned u, 
 	struct agent_config	before = agent->config;
 	char			*f0 = file_text(), *f1, *p0 = strdup(agent->config.process_regex);
 	char			*i0 = strdup(agent->config.pids_text);
+	char			*u0 = strdup(agent->config.debuginfod_urls);
 	int			sts;
 
 	sts = store(ctx, cluster, item, text, u);
@@ -286,12 +296,14 @@ refused(int ctx, unsigned cluster, unsigned item, const char *text, unsigned u, 
 	CHECK_INT(agent->config.heatmap_slots, before.heatmap_slots);
 	CHECK_STR(agent->config.process_regex, p0);
 	CHECK_STR(agent->config.pids_text, i0);
+	CHECK_STR(agent->config.debuginfod_urls, u0);
 	f1 = file_text();
 	CHECK(f0 && f1 && strcmp(f0, f1) == 0);
 	free(f0);
 	free(f1);
 	free(p0);
 	free(i0);
+	free(u0);
 }
 
 static int
@@ -324,6 +336,8 @@ test_stores(void)
 	CHECK_INT(slot_instances(), 10);
 	good_store("process", "^(nginx|java)$", 0, "\nprocess=^(nginx|java)$\n");
 	good_store("pids", "12, 34", 0, "\npids=12, 34\n");
+	/* nothing asks yet (every frame here is named): no request */
+	good_store("debuginfod", "http://127.0.0.1:9", 0, "\ndebuginfod=http://127.0.0.1:9\n");
 	CHECK(stat(state, &st) == 0 && (st.st_mode & 07777) == 0600);
 
 	refused(CTX, 0, 1, NULL, 0, PM_ERR_BADSTORE);		/* frequency 0 */
@@ -333,9 +347,14 @@ test_stores(void)
 	refused(CTX, 0, 5, NULL, 7, PM_ERR_BADSTORE);		/* heatmap_slots */
 	refused(CTX, 0, 2, "(", 0, PM_ERR_BADSTORE);		/* process */
 	refused(CTX, 0, 3, "1,,2", 0, PM_ERR_BADSTORE);		/* pids */
+	refused(CTX, 0, 7, "file:///etc", 0, PM_ERR_BADSTORE);	/* debuginfod */
 	refused(CTX, 3, 28, NULL, 5, PM_ERR_PERMISSION);	/* stats.bpf_loaded */
+	refused(CTX, 3, 90, NULL, 5, PM_ERR_PERMISSION);	/* stats.debuginfod_requests */
 	refused(CTX, 0, 99, NULL, 5, PM_ERR_PMID);		/* no such metric */
-	CHECK_INT(stat_u64(25), 9);				/* bad_stores */
+	CHECK_INT(stat_u64(25), 11);				/* bad_stores */
+	for (unsigned item = 90; item <= 98; item++)		/* stats.debuginfod_* */
+		CHECK_INT(stat_u64(item), 0);
+	good_store("debuginfod", "", 0, "\ndebuginfod=\n");
 	CHECK_INT(slot_instances(), 10);
 
 	set_uid(CTX + 1, "1000");
@@ -346,6 +365,25 @@ test_stores(void)
 	/* the context ends: its credentials go with it */
 	ext()->e_endCallBack(CTX);
 	refused(CTX, 0, 1, NULL, 199, PM_ERR_PERMISSION);
+}
+
+/* An agent whose debuginfod could not be set up says so to a store that
+ * needs it, and takes "" (off) as always. */
+static void
+test_debuginfod_unavailable(void)
+{
+	struct agent		*b = agent_new();
+	const struct control	*c = control_by_name("debuginfod");
+
+	CHECK(b != NULL && controls_reset(b) == 0);
+	b->debuginfod_cache = NULL;
+	CHECK_INT(agent_start(b, false), 0);
+	agent_start_threads(b);
+	CHECK_INT(b->debuginfod_error, -ENOTSUP);
+	CHECK_INT(control_store_text(b, c, "http://127.0.0.1:9"), -ENOTSUP);
+	CHECK_STR(b->config.debuginfod_urls, "");
+	CHECK_INT(control_store_text(b, c, ""), 0);
+	agent_free(b);
 }
 
 int
@@ -366,15 +404,21 @@ main(void)
 	d = drain_new(agent);
 	CHECK(d != NULL);
 	CHECK_INT(metrics_init(&dp, agent), 0);
+	snprintf(cache, sizeof(cache), "%s/debuginfod-cache", dir);
+	agent->debuginfod_cache = cache;
 	CHECK_INT(agent_start(agent, false), 0);
+	agent_start_threads(agent);
+	CHECK_INT(agent->debuginfod_error, 0);
 
 	test_drain_fetch(d);
 	test_stores();
+	test_debuginfod_unavailable();
 
 	drain_free(d);
 	metrics_free(&dp);
 	agent_free(agent);
 	unlink(state);
+	nftw(cache, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	rmdir(dir);
 	return unit_report("test_pmda");
 }

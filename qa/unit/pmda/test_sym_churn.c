@@ -228,6 +228,48 @@ test_young(void)
 	symbolizer_free(s);
 }
 
+/*
+ * A file with the (device, inode) of one whose table is cached, but other
+ * contents: what a deleted binary's inode reused by a new file looks like
+ * (qa/103 after qa/102).  Rewriting the file in place gives the same
+ * inode on purpose; the new contents must be named, not the cached table.
+ */
+static void
+test_inode_reuse(void)
+{
+	struct symbolizer *s = symbolizer_new(16 << 20);
+	char path[512], fn[256], got[256], *argv[] = { path, "wait", NULL };
+	unsigned char *bytes;
+	struct stat st0, st1;
+	struct child c;
+	size_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s", spath("reused"));
+	build("reused", "alpha_function");
+	build("reused_next", "bravo_function");	/* same code, same addresses */
+	c = child_start(argv);
+	symbolize_user(s, c.pid, child_addr(&c, fn, sizeof(fn)) + 1, got, sizeof(got));
+	CHECK_STR(got, "alpha_function");
+	child_stop(&c);
+	symbolizer_collect(s);
+
+	CHECK(stat(path, &st0) == 0);
+	bytes = slurp(spath("reused_next"), &len);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, bytes, len) == (ssize_t)len);
+	close(fd);
+	free(bytes);
+	CHECK(stat(path, &st1) == 0 && st1.st_ino == st0.st_ino && st1.st_dev == st0.st_dev);
+
+	c = child_start(argv);
+	symbolize_user(s, c.pid, child_addr(&c, fn, sizeof(fn)) + 1, got, sizeof(got));
+	CHECK_STR(fn, "bravo_function");
+	CHECK_STR(got, "bravo_function");
+	child_stop(&c);
+	symbolizer_free(s);
+}
+
 int
 main(void)
 {
@@ -239,5 +281,6 @@ main(void)
 	test_idle_expiry();
 	test_short_lived();
 	test_young();
+	test_inode_reuse();
 	return unit_report("test_sym_churn");
 }
