@@ -12,7 +12,7 @@
  *   spinner  spins in spin_here: preempted at most, never asleep
  *   toucher  writes fresh pages in touch_pages (mmap, write each page,
  *            munmap, again)
- * At the end it prints, for each thread, its wall time in microseconds
+ * They start after a second (see main).  At the end it prints, for each thread, its wall time in microseconds
  * from the moment it started waiting ("sleeper_us 6001234"), and the
  * toucher's minor faults as the kernel counted them ("toucher_faults N").
  */
@@ -140,6 +140,10 @@ main(int argc, char **argv)
 		seconds = atof(argv[1]);
 	if (pipe(pipefd) < 0)
 		return 1;
+	/* the agent builds this process's unwind tables when it sees it
+	 * first; until they are loaded, user stacks through libc (no frame
+	 * pointers) stop in libc, and the reader's only sleep starts at once */
+	sleep(1);
 	pthread_create(&t[0], NULL, sleeper, NULL);
 	pthread_create(&t[1], NULL, reader, NULL);
 	pthread_create(&t[2], NULL, spinner, NULL);
