@@ -21,6 +21,7 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include "publish/output.h"
+#include "common/gaps.h"
 #include "common/util.h"
 #include "emit/emit_csp.h"
 #include "emit/emit_export.h"
@@ -64,6 +65,7 @@ static pmLongOptions longopts[] = {
 	{ "inverted", 0, 0, 0, "icicle graph: root at the top" },
 	{ "flush", 0, 0, 0, "deliver S3 uploads spooled by earlier runs, then exit" },
 	{ "csp", 0, 0, 0, "print the Content-Security-Policy header the SVGs need from a web server, then exit" },
+	{ "partial", 0, 0, 0, "damaged archives: exit 0 with the intact part (default: exit 3)" },
 	PMAPI_OPTIONS_HEADER("General options"),
 	PMOPT_DEBUG,
 	PMOPT_VERSION,
@@ -78,6 +80,9 @@ static pmOptions opts = {
 	.short_usage = "[options]",
 };
 
+/* Exit status: profiles were written, of the intact part of a damaged archive. */
+#define EXIT_PARTIAL	3
+
 struct config {
 	const char		*input;
 	const char		*baseline;	/* --baseline SOURCE */
@@ -87,6 +92,7 @@ struct config {
 	unsigned		frequency;
 	bool			flush;
 	bool			csp;
+	bool			partial;	/* --partial: damaged archives are no error */
 	struct select_options	select;
 	uint32_t		*pids;
 	struct output_context	out;
@@ -205,6 +211,8 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->flush = true;
 	else if (strcmp(name, "csp") == 0)
 		c->csp = true;
+	else if (strcmp(name, "partial") == 0)
+		c->partial = true;
 	return 0;
 }
 
@@ -288,9 +296,11 @@ struct run {
 	bool			one_window;	/* archives, --total/--merge-hosts: the hosts'
 						 * windows make one (the fleet's) */
 	struct window		fleet;		/* their union so far */
+	bool			partial;	/* a damaged archive: what was intact */
 	struct profile		*held;		/* no -o: the run's profiles, written */
 	size_t			nheld;		/* at its end if they make one output */
 	unsigned		written;	/* flame profiles so far */
+	struct gap_list		gaps;		/* what the open window(s) miss */
 	char			err[512];
 };
 
@@ -335,6 +345,19 @@ add_counters(void *arg, const struct heat_counters *c)
 	struct run	*r = arg;
 
 	return heat_status(r, heatmaps_counters(r->heat, c));
+}
+
+/* A stretch without data: the profiles of its window will say so. */
+static int
+add_gap(void *arg, const struct data_gap *g)
+{
+	struct run	*r = arg;
+
+	if (gap_list_add(&r->gaps, g) < 0) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -387,14 +410,16 @@ take_window(struct run *r, const struct window *w, bool flames, struct profile *
 	return 0;
 }
 
-/* Write profiles p[0..n) (without -o, keep them for the end); frees them. */
+/* Write profiles p[0..n) (without -o, keep them for the end); frees them.
+ * The gaps of window done go with them; done NULL: the gaps wait for a
+ * fleet's flame trees, written later. */
 static int
-write_profiles(struct run *r, struct profile *p, size_t n)
+write_profiles(struct run *r, const struct window *done, struct profile *p, size_t n)
 {
 	struct output_context *out = &r->config->out;
 	int		sts = 0;
 
-	if (r->config->output == NULL) {
+	if (r->config->output == NULL) {	/* gaps kept too, for the end */
 		if (profiles_append(&r->held, &r->nheld, p, n) < 0) {
 			profiles_free(p, n);
 			snprintf(r->err, sizeof(r->err), "out of memory");
@@ -407,8 +432,14 @@ write_profiles(struct run *r, struct profile *p, size_t n)
 	    (out->sink = sink_open(r->config->output, &site_index_merge, r->err,
 				   sizeof(r->err))) == NULL)
 		sts = -1;
+	out->gaps = r->gaps.v;
+	out->ngaps = r->gaps.n;
 	if (sts == 0 && n > 0)
 		sts = output_write(out, p, n, r->err, sizeof(r->err));
+	out->gaps = NULL;
+	out->ngaps = 0;
+	if (done)
+		gap_list_forget(&r->gaps, done->host, done->end);
 	profiles_free(p, n);
 	return sts;
 }
@@ -434,7 +465,7 @@ end_window(void *arg, const struct window *w)
 	}
 	if (take_window(r, w, !wait, &p, &n) < 0)
 		return -1;
-	return write_profiles(r, p, n);
+	return write_profiles(r, wait ? NULL : w, p, n);
 }
 
 /* After the last archive: the flame trees of every host's window. */
@@ -453,7 +484,7 @@ fleet_end(struct run *r)
 	if (!r->flames)
 		return 0;
 	r->written += (unsigned)n;
-	return write_profiles(r, p, n);
+	return write_profiles(r, &r->fleet, p, n);
 }
 
 /* Folded stacks say nothing of their event: they are the one --event
@@ -535,7 +566,8 @@ static struct source_consumer
 consumer(struct run *r)
 {
 	struct source_consumer	c = {
-		.sample = add_sample, .begin = begin_window, .end = end_window, .arg = r,
+		.sample = add_sample, .begin = begin_window, .end = end_window,
+		.gap = add_gap, .arg = r,
 	};
 
 	if (r->heat != NULL) {
@@ -645,8 +677,10 @@ read_baseline_archives(struct config *c, struct run *r, struct archive_options a
 	if (n == 0)
 		snprintf(r->err, sizeof(r->err), "--baseline %s: with -a, give archive:PATH[,PATH...] "
 			 "or range:START,END", c->baseline);
-	else if (source_archive_read(&ao, &sc, r->err, sizeof(r->err)) == 0)
+	else if ((sts = source_archive_read(&ao, &sc, r->err, sizeof(r->err))) > 0) {
+		r->partial = true;	/* the baseline's intact part */
 		sts = 0;
+	}
 	free(b.host);
 	free(list);
 	free(paths);
@@ -658,19 +692,25 @@ static int
 run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 {
 	struct source_consumer	sc = consumer(r);
+	const char		*isolate = getenv("PMFLAME_ARCHIVE_ISOLATE");
 	struct archive_options	ao = {
 		.archives = opts.archives, .narchives = opts.narchives,
 		.start = opts.start_optarg, .finish = opts.finish_optarg,
 		.align = opts.align_optarg, .origin = opts.origin_optarg,
 		.timezone = opts.timezone, .hostzone = opts.tzflag, .metrics = m,
+		.partial = c->partial,
+		/* libpcp crashes on damaged archives: read them in a child */
+		.isolate = isolate == NULL || strcmp(isolate, "0") != 0,
 	};
+	int			sts;
 
 	c->out.source = "archive";
 	r->one_window = c->select.total || c->select.merge_hosts;
 	if (c->baseline && read_baseline_archives(c, r, ao) < 0)
 		return -1;
-	if (source_archive_read(&ao, &sc, r->err, sizeof(r->err)) < 0)
+	if ((sts = source_archive_read(&ao, &sc, r->err, sizeof(r->err))) < 0)
 		return -1;
+	r->partial = sts > 0;
 	return fleet_end(r);
 }
 
@@ -683,17 +723,40 @@ finish_run(struct config *c, struct run *r)
 
 	if (r->flames && r->written == 0 && !c->input) {
 		if (opts.narchives > 0)
-			snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s",
-				 selected ? " for the selected processes" : "");
+			snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s%s",
+				 selected ? " for the selected processes" : "",
+				 r->partial ? " in what the damaged archives still hold" : "");
 		else
 			snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
 				 "(is stackprof.control.enabled 1?)",
 				 selected ? " of the selected processes" : "");
 		return -1;
 	}
-	if (c->output == NULL && r->nheld > 0)
+	if (c->output == NULL && r->nheld > 0) {
+		c->out.gaps = r->gaps.v;
+		c->out.ngaps = r->gaps.n;
 		return output_write(&c->out, r->held, r->nheld, r->err, sizeof(r->err));
+	}
 	return 0;
+}
+
+/*
+ * A damaged archive: the profiles hold what was intact and say so.  That
+ * is an error (exit 3) unless --partial said partial data will do.
+ */
+static int
+partial_status(const struct config *c, const struct run *r)
+{
+	if (!r->partial)
+		return 0;
+	if (c->partial) {
+		fprintf(stderr, "%s: warning: damaged archive: the profiles hold what was "
+			"intact, and say so\n", pmGetProgname());
+		return 0;
+	}
+	fprintf(stderr, "%s: damaged archive: the profiles hold what was intact, and say so "
+		"(--partial accepts that)\n", pmGetProgname());
+	return EXIT_PARTIAL;
 }
 
 /* What --format asks for that the source cannot give, said before any work. */
@@ -762,9 +825,10 @@ run(struct config *c)
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), r.err);
 	sink_close(c->out.sink);
 	profiles_free(r.held, r.nheld);
+	gap_list_free(&r.gaps);
 	heatmaps_free(r.heat);
 	selection_free(r.sel);
-	return sts < 0 ? 1 : 0;
+	return sts < 0 ? 1 : partial_status(c, &r);
 }
 
 int

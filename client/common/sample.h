@@ -53,4 +53,18 @@ struct window {
 };
 typedef int (*window_fn)(void *arg, const struct window *w);
 
+/*
+ * A stretch of time a source has no data for, and why: pmcd or its agent
+ * restarted under a live run (what the old agent had not handed over is
+ * lost), or an archive is damaged there.  The profiles of the window it
+ * falls in say so.  A live source reports one still open at a window's end
+ * with end = that end, and again, whole, once data is back.
+ */
+struct data_gap {
+	const char	*host;
+	double		start, end;	/* seconds since the epoch */
+	const char	*why;		/* "pmcd restarted", "partial: archive ..." */
+};
+typedef int (*gap_fn)(void *arg, const struct data_gap *g);
+
 #endif /* SAMPLE_H */

@@ -22,6 +22,7 @@ struct emit_options {
 					 * --negate view of difffolded.pl's output) */
 	const char	*count_name;	/* default "samples" */
 	const char	*event;		/* --event, what values measure: default "on-cpu" */
+	const char	*description;	/* what the profile misses (gaps); NULL: nothing */
 };
 
 void emit_options_default(struct emit_options *o);
@@ -36,6 +37,10 @@ void emit_options_default(struct emit_options *o);
  * (on-cpu, off-cpu) or counts (other events), said by "value_unit" after
  * "profile_event_type" (event; NULL: on-cpu). */
 int emit_json(const struct flame_tree *t, const char *event, struct membuf *out);
+/* The same with DESCRIPTION set to description (NULL: ""): what the
+ * profile misses, e.g. a gap while pmcd restarted. */
+int emit_json_described(const struct flame_tree *t, const char *event,
+			const char *description, struct membuf *out);
 /* Self-contained interactive SVG flame graph; o may be NULL (defaults).
  * A differential tree is drawn with the current profile's widths (the
  * baseline's with o->negate) and coloured by each frame's change: red

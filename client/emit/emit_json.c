@@ -145,9 +145,18 @@ node_values(const struct flame_tree *t, struct membuf *out)
 int
 emit_json(const struct flame_tree *t, const char *event, struct membuf *out)
 {
+	return emit_json_described(t, event, NULL, out);
+}
+
+int
+emit_json_described(const struct flame_tree *t, const char *event, const char *description,
+		    struct membuf *out)
+{
 	const struct event_measure	*m = event_measure(event ? event : "on-cpu");
 
-	membuf_puts(out, "{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":\"\",\"result\":{");
+	membuf_puts(out, "{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":");
+	json_string(out, description ? description : "");
+	membuf_puts(out, ",\"result\":{");
 	function_lists(t, out);
 	function_values(t, out);
 	if (node_values(t, out) < 0)

@@ -13,13 +13,14 @@
 #include "emit/emit_heatmap.h"
 #include "profile/heatmap.h"
 #include "site.h"
+#include "common/gaps.h"
 #include "common/util.h"
 #include "emit/emit_export.h"
 
 static int
 render_json(const struct profile *p, const struct emit_options *o, struct membuf *out)
 {
-	return emit_json(p->tree, o ? o->event : NULL, out);
+	return emit_json_described(p->tree, o->event, o->description, out);
 }
 
 static int
@@ -252,34 +253,70 @@ formats_of(const struct output_context *c, const struct profile *p,
 	return n;
 }
 
-/* Render p in each of its formats into bufs[0..nf). */
-static int
-render_all(struct output_context *c, const struct profile *p,
-	   const struct output_format *const *fmts, size_t nf, struct membuf *bufs,
-	   char *err, size_t errlen)
+/* The gaps of p's host among the window's, into g (room for c->ngaps). */
+static size_t
+gaps_of(const struct output_context *c, const struct profile *p, struct data_gap *g)
 {
-	char	sub[384];
-	size_t	f;
-	int	sts;
+	size_t	i, n = 0;
+
+	for (i = 0; i < c->ngaps; i++)
+		if (c->gaps[i].host == NULL || strcmp(c->gaps[i].host, p->host) == 0)
+			g[n++] = c->gaps[i];
+	return n;
+}
+
+/* Subtitle and description of p: what it covers, then what it misses. */
+static int
+describe(const struct output_context *c, const struct profile *p, const struct data_gap *g,
+	 size_t ng, struct membuf *sub, struct membuf *desc)
+{
+	char	line[384];
 
 	if (p->kind == PROFILE_HEATMAP)
-		heatmap_subtitle(c, p, sub, sizeof(sub));
+		heatmap_subtitle(c, p, line, sizeof(line));
 	else
-		flame_subtitle(c, p, sub, sizeof(sub));
-	c->emit.subtitle = sub;
-	for (f = 0; f < nf; f++) {
+		flame_subtitle(c, p, line, sizeof(line));
+	membuf_puts(sub, line);
+	if (ng > 0) {
+		membuf_puts(sub, "; ");
+		gaps_describe(sub, g, ng);
+		gaps_describe(desc, g, ng);
+	}
+	membuf_append(desc, "", 0);
+	return sub->failed || desc->failed ? -1 : 0;
+}
+
+/* Render p in each of its formats into bufs[0..nf); g[0..ng) its gaps. */
+static int
+render_all(struct output_context *c, const struct profile *p, const struct data_gap *g,
+	   size_t ng, const struct output_format *const *fmts, size_t nf, struct membuf *bufs,
+	   char *err, size_t errlen)
+{
+	struct membuf	sub, desc;
+	size_t		f;
+	int		sts;
+
+	membuf_init(&sub);
+	membuf_init(&desc);
+	if ((sts = describe(c, p, g, ng, &sub, &desc)) < 0)
+		snprintf(err, errlen, "out of memory");
+	c->emit.subtitle = sub.data;
+	c->emit.description = ng > 0 ? desc.data : NULL;
+	for (f = 0; f < nf && sts == 0; f++) {
 		membuf_init(&bufs[f]);
 		sts = fmts[f]->render(p, &c->emit, &bufs[f]);
 		if (sts < 0 || bufs[f].failed) {
 			snprintf(err, errlen, "cannot render %s of %s on %s: %s",
 				 fmts[f]->name, p->name, p->host,
 				 strerror(sts < 0 ? -sts : ENOMEM));
-			c->emit.subtitle = NULL;
-			return -1;
+			sts = -1;
 		}
 	}
 	c->emit.subtitle = NULL;
-	return 0;
+	c->emit.description = NULL;
+	membuf_free(&sub);
+	membuf_free(&desc);
+	return sts;
 }
 
 size_t
@@ -300,6 +337,7 @@ write_stdout(struct output_context *c, const struct profile *p, size_t n,
 {
 	const struct output_format	*fmts[OUTPUT_MAX_FORMATS];
 	struct membuf			buf;
+	struct data_gap			*g;
 	size_t				i, nf = 0;
 	int				sts = 0;
 
@@ -310,7 +348,13 @@ write_stdout(struct output_context *c, const struct profile *p, size_t n,
 	}
 	for (i = 0; i < n && (nf = formats_of(c, &p[i], fmts)) == 0; i++)
 		;
-	if (render_all(c, &p[i], fmts, nf, &buf, err, errlen) < 0)
+	if ((g = calloc(c->ngaps + 1, sizeof(*g))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	sts = render_all(c, &p[i], g, gaps_of(c, &p[i], g), fmts, nf, &buf, err, errlen);
+	free(g);
+	if (sts < 0)
 		return -1;
 	if (fwrite(buf.data, 1, buf.len, stdout) != buf.len || fflush(stdout) != 0) {
 		snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno));
@@ -346,13 +390,14 @@ put_profile(struct output_context *c, const struct profile *p, const char *dir,
 
 static struct site_entry
 site_entry_of(const struct output_context *c, const struct profile *p, const char *stem,
+	      const struct data_gap *g, size_t ng,
 	      const struct output_format *const *fmts, size_t nf)
 {
 	struct site_entry	e = {
 		.host = p->host, .name = place_of(p)->label ? place_of(p)->label : p->name,
 		.event = c->emit.event,
 		.pid = p->pid, .start = p->start, .end = p->end, .samples = p->samples,
-		.stem = stem, .nexts = nf,
+		.stem = stem, .nexts = nf, .gaps = g, .ngaps = ng,
 	};
 	size_t			f;
 
@@ -368,6 +413,8 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	const struct output_format	*fmts[OUTPUT_MAX_FORMATS];
 	struct membuf			*bufs;
 	struct site_entry		*entries;
+	struct data_gap			*gaps;		/* c->ngaps per profile */
+	size_t				*ngaps;
 	char				(*stems)[384], dir[300];
 	size_t				i, nf, k = 0, rendered = 0;
 	int				sts = 0;
@@ -377,7 +424,9 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	bufs = calloc(n * OUTPUT_MAX_FORMATS + 1, sizeof(*bufs));
 	entries = calloc(n + 1, sizeof(*entries));
 	stems = calloc(n + 1, sizeof(*stems));
-	if (bufs == NULL || entries == NULL || stems == NULL) {
+	gaps = calloc(n * c->ngaps + 1, sizeof(*gaps));
+	ngaps = calloc(n + 1, sizeof(*ngaps));
+	if (bufs == NULL || entries == NULL || stems == NULL || gaps == NULL || ngaps == NULL) {
 		snprintf(err, errlen, "out of memory");
 		sts = -1;
 		goto out;
@@ -385,7 +434,9 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	/* everything rendered before anything is stored */
 	for (i = 0; i < n && sts == 0; i++) {
 		nf = formats_of(c, &p[i], fmts);
-		sts = render_all(c, &p[i], fmts, nf, &bufs[i * OUTPUT_MAX_FORMATS], err, errlen);
+		ngaps[i] = gaps_of(c, &p[i], &gaps[i * c->ngaps]);
+		sts = render_all(c, &p[i], &gaps[i * c->ngaps], ngaps[i], fmts, nf,
+				 &bufs[i * OUTPUT_MAX_FORMATS], err, errlen);
 		rendered = i + 1;
 	}
 	for (i = 0; i < n && sts == 0; i++) {
@@ -394,7 +445,8 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 		profile_stem(c, &p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
 		sts = put_profile(c, &p[i], dir, stems[i], fmts, nf, &bufs[i * OUTPUT_MAX_FORMATS],
 				  err, errlen);
-		entries[k++] = site_entry_of(c, &p[i], stems[i], fmts, nf);
+		entries[k++] = site_entry_of(c, &p[i], stems[i], &gaps[i * c->ngaps], ngaps[i],
+					     fmts, nf);
 	}
 	if (sts == 0 && k > 0)
 		sts = site_update(c->sink, entries, k, err, errlen);
@@ -404,5 +456,7 @@ out:
 	free(bufs);
 	free(entries);
 	free(stems);
+	free(gaps);
+	free(ngaps);
 	return sts;
 }

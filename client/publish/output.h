@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include "emit/emit.h"
 #include "common/membuf.h"
+#include "common/sample.h"
 #include "profile/select.h"
 #include "sink.h"
 
@@ -56,6 +57,10 @@ struct output_context {
 	const char	*source;	/* for the subtitle: "archive", "pmcd", file name */
 	bool		filtered;	/* --process/--pid: heat map subtitles say so */
 	const char	*baseline;	/* --baseline SOURCE: subtitles say so */
+	/* what the window being written is missing: each profile of a gap's
+	 * host says so (SVG subtitle, JSON DESCRIPTION, index) */
+	const struct data_gap *gaps;
+	size_t		ngaps;
 };
 
 /* Whether some requested format renders profiles of this kind. */

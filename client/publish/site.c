@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "common/gaps.h"
 #include "common/membuf.h"
 #include "emit/emit_csp.h"
 #include "emit/site_script.h"
@@ -36,6 +37,8 @@ struct row {
 	uint32_t	pid;
 	double		start, end;
 	uint64_t	samples;
+	struct data_gap	gaps[SITE_MAX_GAPS];	/* why owned; host unused */
+	size_t		ngaps;
 };
 
 static void
@@ -49,6 +52,23 @@ row_free(struct row *r)
 	free(r->event);
 	for (i = 0; i < r->nexts; i++)
 		free(r->exts[i]);
+	for (i = 0; i < r->ngaps; i++)
+		free((char *)r->gaps[i].why);
+}
+
+static void
+row_gaps(struct row *r, const struct data_gap *g, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n && r->ngaps < SITE_MAX_GAPS; i++) {
+		struct data_gap	*d = &r->gaps[r->ngaps];
+
+		d->start = g[i].start;
+		d->end = g[i].end;
+		if ((d->why = strdup(g[i].why ? g[i].why : "")) != NULL)
+			r->ngaps++;
+	}
 }
 
 static int
@@ -68,6 +88,7 @@ row_from_entry(struct row *r, const struct site_entry *e)
 	for (i = 0; i < e->nexts && i < 8; i++)
 		if ((r->exts[r->nexts] = strdup(e->exts[i])) != NULL)
 			r->nexts++;
+	row_gaps(r, e->gaps, e->ngaps);
 	return (r->host && r->name && r->stem && r->event) ? 0 : -1;
 }
 
@@ -119,6 +140,7 @@ parse_manifest(const char *text, struct row **rows, size_t extra)
 			.end = json_num(item, "end", DBL_MAX),
 			.samples = (uint64_t)json_num(item, "samples", 18446744073709551616.0),
 		};
+		struct data_gap		g[SITE_MAX_GAPS];
 		const cJSON		*f;
 
 		if (!e.host || !e.name || !e.stem || n >= cap)
@@ -126,6 +148,12 @@ parse_manifest(const char *text, struct row **rows, size_t extra)
 		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(item, "formats"))
 			if (cJSON_IsString(f) && e.nexts < 8)
 				e.exts[e.nexts++] = f->valuestring;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(item, "gaps"))
+			if (json_str(f, "why") && e.ngaps < SITE_MAX_GAPS)
+				g[e.ngaps++] = (struct data_gap){ NULL, json_num(f, "start", DBL_MAX),
+								  json_num(f, "end", DBL_MAX),
+								  json_str(f, "why") };
+		e.gaps = g;
 		if (row_from_entry(&(*rows)[n], &e) == 0)
 			n++;
 		else
@@ -169,6 +197,22 @@ row_cmp(const void *a, const void *b)
 	return strcmp(x->stem, y->stem);
 }
 
+/* "gaps": [{"start": T, "end": T, "why": "pmcd restarted, ..."}] */
+static void
+manifest_gaps(cJSON *list, const struct row *r)
+{
+	size_t	i;
+
+	for (i = 0; list != NULL && i < r->ngaps; i++) {
+		cJSON	*g = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(g, "start", r->gaps[i].start);
+		cJSON_AddNumberToObject(g, "end", r->gaps[i].end);
+		cJSON_AddStringToObject(g, "why", r->gaps[i].why);
+		cJSON_AddItemToArray(list, g);
+	}
+}
+
 static char *
 manifest_text(const struct row *rows, size_t n)
 {
@@ -193,11 +237,31 @@ manifest_text(const struct row *rows, size_t n)
 		fl = cJSON_AddArrayToObject(o, "formats");
 		for (f = 0; f < rows[i].nexts; f++)
 			cJSON_AddItemToArray(fl, cJSON_CreateString(rows[i].exts[f]));
+		if (rows[i].ngaps > 0)
+			manifest_gaps(cJSON_AddArrayToObject(o, "gaps"), &rows[i]);
 		cJSON_AddItemToArray(list, o);
 	}
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	return text;
+}
+
+/* What the profile misses, under its name. */
+static void
+html_gaps(struct membuf *m, const struct row *r)
+{
+	struct membuf	text;
+
+	if (r->ngaps == 0)
+		return;
+	membuf_init(&text);
+	gaps_describe(&text, r->gaps, r->ngaps);
+	membuf_append(&text, "", 0);
+	membuf_puts(m, "<br><small class=\"gap\">");
+	if (!text.failed)
+		xml_escape(m, text.data);
+	membuf_puts(m, "</small>");
+	membuf_free(&text);
 }
 
 static void
@@ -224,6 +288,7 @@ html_row(struct membuf *m, const struct row *r)
 	xml_escape(m, r->name);
 	if (r->pid)
 		membuf_printf(m, " (%u)", r->pid);
+	html_gaps(m, r);
 	membuf_puts(m, "</td><td>");
 	xml_escape(m, r->event);
 	membuf_printf(m, "</td><td class=\"n\">%llu</td><td>", (unsigned long long)r->samples);
@@ -298,6 +363,7 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 		"td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #ddd}\n"
 		"td.n{text-align:right}\n"
 		"label{margin-right:1em}\n"
+		"small.gap{color:#a00}\n"
 		"</style>\n</head>\n<body>\n<h1>Flame graphs</h1>\n");
 	membuf_printf(m, "<p>%zu profile%s, newest first; times in UTC; "
 		      "<span id=\"shown\">%zu</span> shown.</p>\n<form id=\"filters\">\n",
@@ -321,6 +387,7 @@ entry_of_row(const struct row *r)
 	struct site_entry	e = {
 		.host = r->host, .name = r->name, .event = r->event, .pid = r->pid, .start = r->start,
 		.end = r->end, .samples = r->samples, .stem = r->stem, .nexts = r->nexts,
+		.gaps = r->gaps, .ngaps = r->ngaps,
 	};
 
 	for (size_t i = 0; i < r->nexts; i++)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "common/sample.h"
 #include "index_merge.h"
 #include "sink.h"
 
@@ -24,7 +25,11 @@ struct site_entry {
 	const char	*stem;		/* "HOST/NAME/START_END", relative to the sink */
 	const char	*exts[8];	/* formats written for it */
 	size_t		nexts;
+	const struct data_gap *gaps;	/* what it misses (host unused: the entry's) */
+	size_t		ngaps;		/* the first SITE_MAX_GAPS are kept */
 };
+
+#define SITE_MAX_GAPS	8
 
 #define SITE_MAX_ENTRIES	5000	/* oldest fall off the index, not the disk */
 

@@ -48,6 +48,8 @@ struct source_consumer {
 					 * archive window: they cover its edge seconds */
 	bool		stacks_optional; /* heat maps alone: a host or archive without
 					 * stack records is a warning, not an error */
+	gap_fn		gap;		/* a stretch without data, before the end()
+					 * of its window (may be NULL) */
 	void		*arg;
 };
 
@@ -74,6 +76,27 @@ struct live_options {
 int source_live_run(const struct live_options *o, const struct source_consumer *c,
 		    char *err, size_t errlen);
 
+/* Where an isolated reader (archive_child.c) is: opening an archive, or
+ * reading it, each result handed over. */
+struct archive_progress {
+	int		order;		/* position on the command line */
+	bool		opening;
+	const char	*prefix;	/* "DIR/BASE." of its volumes, or NULL */
+	double		t;		/* the last result handed over; NAN: none yet */
+};
+
+/* Where the successor of a reader that crashed (archive_child.c) starts. */
+struct archive_resume {
+	const int	*unopenable;	/* archives (order) that crashed a reader */
+	int		nunopenable;	/* opening them: skipped (--partial) */
+	bool		reading;	/* a reader crashed reading archive order: */
+	int		order;		/* those before it (in reading order) are done, */
+	int		volume;		/* it goes on after this volume (-1: unknown, */
+					/* nothing more of it) */
+	double		after;		/* the last result handed over; NAN: none */
+	const char	*why;		/* what happened, for the gap */
+};
+
 struct archive_options {
 	char		**archives;
 	int		narchives;
@@ -81,13 +104,26 @@ struct archive_options {
 	const char	*timezone;	/* -Z */
 	bool		hostzone;	/* -z */
 	const struct event_metrics *metrics;
+	bool		partial;	/* --partial: an archive that cannot be opened
+					 * is skipped, not the end of the run */
+	bool		isolate;	/* decode in a child process (archive_child.c) */
+	/* for the child: */
+	const char	*scratch;	/* a directory for volume links; NULL: own */
+	const struct archive_resume *resume;	/* NULL: from the start */
+	void		(*progress)(void *arg, const struct archive_progress *p);
+	void		*progress_arg;
 };
 
 /*
  * Open every archive, then per host: begin its window (the union of its
  * archives' ranges), hand over the records whose timestamps fall in
- * (start, end], and end the window.  -1 with err on failure (nothing was
- * handed to end() for the failing host).
+ * (start, end], and end the window.  A damaged archive gives what is
+ * intact: the records before the damage and the volumes after it; what is
+ * lost is a gap (c->gap), said on stderr.  Returns 0, 1 when some archive
+ * was damaged (the profiles are partial), or -1 with err (nothing was
+ * handed to end() for the failing host).  With o->isolate, libpcp runs in
+ * a child process, so that a crash decoding a damaged archive is one more
+ * damage, not the end of pmflame.
  */
 int source_archive_read(const struct archive_options *o, const struct source_consumer *c,
 			char *err, size_t errlen);

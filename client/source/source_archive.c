@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "archive_child.h"
+#include "archive_damage.h"
 #include "fetch.h"
 #include "source.h"
 #include "common/util.h"
@@ -37,6 +39,9 @@ struct archive {
 	char			host[PM_MAX_HOSTNAMELEN];
 	struct timeval		start, end;	/* the requested window, clipped */
 	struct fetch_set	fetch;
+	bool			skip;		/* not read: --partial, or read before a crash */
+	const struct archive_resume *resume;	/* read on after a crash */
+	int			damaged;	/* damage seen: the profile is partial */
 };
 
 /* PCP's time window messages span lines (text, caret, hint): join them. */
@@ -151,22 +156,13 @@ archive_range(const struct archive *a, const struct archive_options *o,
 	r->near_to = c->counters ? fmax(r->to, tv_secs(&a->end) + SOURCE_EDGE) : r->to;
 }
 
-static int
-archive_failed(const struct archive *a, int sts, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "archive %s: %s", a->path, pmErrStr(sts));
-	return -1;
-}
-
 /* Read from where the window (or, for heat maps, its edge) starts; a
  * history from the archive's start, where its definitions are. */
 static int
 archive_rewind(const struct archive *a, const struct source_consumer *c)
 {
-	double		begin = tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
-
-	if (a->fetch.hist != NULL)
-		begin = 0;
+	double		begin = a->fetch.hist != NULL ? 0 :
+				tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
 	struct timeval	tv = { (time_t)floor(begin), 0 };
 	int		sts;
 
@@ -180,64 +176,153 @@ archive_rewind(const struct archive *a, const struct source_consumer *c)
 	return pmSetMode(PM_MODE_FORW, c->counters || a->fetch.hist ? &tv : &a->start, 0);
 }
 
+/* An isolated reader tells its parent where it is (d NULL: opening). */
+static void
+progress(const struct archive_options *o, const struct archive *a,
+	 const struct archive_damage *d, double t)
+{
+	struct archive_progress	p = { a->order, d == NULL,
+				      d && d->have_files ? d->files.prefix : NULL, t };
+
+	if (o->progress)
+		o->progress(o->progress_arg, &p);
+}
+
+/* Volume links go under $TMPDIR unless an isolated reader's parent
+ * gave a directory it cleans up after a crash. */
+static const char *
+archive_scratch_default(void)
+{
+	const char	*t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
+/* What one reading pass through a context needs and gives. */
+struct pass {
+	struct fetch_range	r;
+	struct fetch_counts	n;
+	struct archive_damage	d;
+	double			last;		/* the last result read; NAN before */
+	int			broken;		/* the PCP error a fetch failed with */
+};
+
+/*
+ * Hand over the results of the current context until the range ends, the
+ * archive ends, or a fetch fails (p->broken).  Records are queued in drain
+ * order, so the first one after the range ends it; heat maps also stop at
+ * the first fetch SOURCE_EDGE after the window.  0 or the consumer's error.
+ */
+static int
+read_results(struct archive *a, const struct archive_options *o,
+	     const struct source_consumer *c, struct pass *p)
+{
+	double		start = tv_secs(&a->start), edge = tv_secs(&a->end) + SOURCE_EDGE;
+	bool		first = true;	/* a context's first fetch: a counter baseline */
+	pmResult	*rp;
+	int		sts = 0;
+
+	p->broken = 0;
+	while (sts == 0 && p->n.records.after == 0) {
+		double	t;
+
+		if ((sts = pmFetch(a->fetch.npmids, a->fetch.pmids, &rp)) < 0) {
+			p->broken = sts == PM_ERR_EOL ? 0 : sts;
+			return 0;
+		}
+		t = tv_secs(&rp->timestamp);
+		if (c->counters && t > edge) {
+			pmFreeResult(rp);
+			return 0;
+		}
+		p->n.decode_error = 0;
+		if ((sts = archive_damage_read(&p->d, t, c)) == 0)
+			sts = fetch_deliver(&a->fetch, rp, a->host, &p->r, first || t <= start,
+					    c, &p->n);
+		pmFreeResult(rp);
+		if (sts == 0 && p->n.decode_error)
+			sts = archive_damage_result(&p->d, p->n.decode_error, p->last, t, c);
+		first = false;
+		p->last = t;
+		progress(o, a, &p->d, t);	/* all of this result is handed over */
+	}
+	return sts;
+}
+
+/* Read on from ctx (volumes after damage): it becomes the archive's. */
+static int
+switch_context(struct archive *a, int ctx, const struct source_consumer *c)
+{
+	pmDestroyContext(a->ctx);
+	a->ctx = ctx;
+	return archive_rewind(a, c);
+}
+
+/*
+ * Read the archive: from its window's start, or where a crashed reader
+ * stopped (a->resume); past damage to the next volume each time.
+ */
+static int
+read_past_damage(struct archive *a, const struct archive_options *o,
+		 const struct source_consumer *c, struct pass *p)
+{
+	const char	*scratch = o->scratch ? o->scratch : archive_scratch_default();
+	int		ctx, sts = 0;
+
+	if (a->resume) {
+		p->last = a->resume->after;
+		ctx = archive_damage_resume(&p->d, a->resume->volume, p->last, a->resume->why,
+					    scratch);
+		if (ctx < 0)
+			return 0;
+		p->broken = switch_context(a, ctx, c);
+	} else
+		p->broken = archive_rewind(a, c);
+	for (;;) {
+		if (p->broken == 0 && (sts = read_results(a, o, c, p)) < 0)
+			return sts;
+		if (p->broken == 0)
+			return 0;
+		if ((ctx = archive_damage_fetch(&p->d, p->broken, p->last, scratch)) < 0)
+			return 0;
+		p->broken = switch_context(a, ctx, c);
+	}
+}
+
 /*
  * Hand over every record of the archive's window (and its heat map
- * counters); widen w to the records.  Records are queued in drain order,
- * so the first one after the range ends it; heat maps also stop at the
- * first fetch SOURCE_EDGE after the window.  Every error is fatal here:
- * an archive does not get better by reading on.
+ * counters); widen w to the records.  Damage costs what it breaks (said,
+ * and a gap); the rest is read.  0, or the consumer's error.
  */
 static int
 archive_read(struct archive *a, const struct archive_options *o,
-	     const struct source_consumer *c, struct window *w, char *err, size_t errlen)
+	     const struct source_consumer *c, struct window *w)
 {
-	struct fetch_counts	n = { .records = { .first = INFINITY }, .first = INFINITY };
-	struct fetch_range	r;
-	double			start = tv_secs(&a->start), edge = tv_secs(&a->end) + SOURCE_EDGE;
-	bool			first = true;
-	pmResult		*rp;
-	int			sts;
+	struct pass	p = { .n = { .records = { .first = INFINITY }, .first = INFINITY },
+			      .last = NAN };
+	int		sts;
 
-	archive_range(a, o, c, &r);
-	if ((sts = archive_rewind(a, c)) < 0)
-		return archive_failed(a, sts, err, errlen);
-	while (n.records.after == 0 && (sts = pmFetch(a->fetch.npmids, a->fetch.pmids, &rp)) >= 0) {
-		double	t = tv_secs(&rp->timestamp);
-
-		if (c->counters && t > edge) {
-			pmFreeResult(rp);
-			break;
-		}
-		sts = fetch_deliver(&a->fetch, rp, a->host, &r, first || t <= start, c, &n);
-		pmFreeResult(rp);
-		first = false;
-		if (sts < 0)
-			return sts;
-		if (n.decode_error)
-			return archive_failed(a, n.decode_error, err, errlen);
-	}
-	if (sts < 0 && sts != PM_ERR_EOL)
-		return archive_failed(a, sts, err, errlen);
-	if (n.records.malformed)
+	archive_range(a, o, c, &p.r);
+	archive_damage_init(&p.d, a->path, a->host, tv_secs(&a->start), tv_secs(&a->end));
+	progress(o, a, &p.d, NAN);
+	if ((sts = read_past_damage(a, o, c, &p)) == 0)
+		sts = archive_damage_end(&p.d, c);
+	a->damaged += p.d.count;
+	archive_damage_free(&p.d);
+	if (sts < 0)
+		return sts;
+	if (p.n.records.malformed)
 		fprintf(stderr, "%s: warning: archive %s: %lu records without stack or count\n",
-			pmGetProgname(), a->path, n.records.malformed);
-	if (n.bad_heat)
+			pmGetProgname(), a->path, p.n.records.malformed);
+	if (p.n.bad_heat)
 		fprintf(stderr, "%s: warning: archive %s: %lu fetches of %s with unexpected "
-			"instances, skipped\n", pmGetProgname(), a->path, n.bad_heat, HEATMAP_METRIC);
-	if (n.in_window > 0 && n.first < w->start)
-		w->start = n.first;
-	if (n.in_window > 0 && n.last > w->end)
-		w->end = n.last;
+			"instances, skipped\n", pmGetProgname(), a->path, p.n.bad_heat,
+			HEATMAP_METRIC);
+	if (p.n.in_window > 0 && p.n.first < w->start)
+		w->start = p.n.first;
+	if (p.n.in_window > 0 && p.n.last > w->end)
+		w->end = p.n.last;
 	return 0;
-}
-
-static int
-by_host(const void *x, const void *y)
-{
-	const struct archive	*a = x, *b = y;
-	int			c = strcmp(a->host, b->host);
-
-	return c ? c : a->order - b->order;
 }
 
 /* The window of the host of v[i..j): the union of its archives' ranges. */
@@ -253,27 +338,117 @@ host_window(const struct archive *v, int i, int j)
 	return w;
 }
 
-/* One host's archives v[i..j) as one window. */
+/*
+ * One host's archives v[i..j) as one window; begun: a crashed reader
+ * already began it (its parent has it open).
+ */
 static int
-host_read(struct archive *v, int i, int j, const struct archive_options *o,
-	  const struct source_consumer *c, char *err, size_t errlen)
+host_read(struct archive *v, int i, int j, bool begun, const struct archive_options *o,
+	  const struct source_consumer *c)
 {
 	struct window	w = host_window(v, i, j);
-	int		sts = c->begin ? c->begin(c->arg, &w) : 0;
+	int		sts = c->begin && !begun ? c->begin(c->arg, &w) : 0;
 
 	for (; i < j && sts == 0; i++)
-		sts = archive_read(&v[i], o, c, &w, err, errlen);
+		if (!v[i].skip)
+			sts = archive_read(&v[i], o, c, &w);
 	return sts == 0 ? c->end(c->arg, &w) : sts;
+}
+
+/*
+ * Open archive i (command-line order).  With --partial one that cannot be
+ * opened, or that a crashed reader could not open, is skipped.
+ */
+static int
+open_one(struct archive *a, const struct archive_options *o,
+	 const struct source_consumer *c, char *err, size_t errlen)
+{
+	const struct archive_resume	*r = o->resume;
+	int				i;
+
+	for (i = 0; r && i < r->nunopenable; i++)
+		if (r->unopenable[i] == a->order) {
+			fprintf(stderr, "%s: archive %s: libpcp crashed opening it; skipped "
+				"(--partial)\n", pmGetProgname(), a->path);
+			a->skip = true;
+			a->damaged++;
+			return 0;
+		}
+	progress(o, a, NULL, NAN);
+	if (archive_open(a, o, c, err, errlen) == 0)
+		return 0;
+	if (!o->partial)
+		return -1;
+	fprintf(stderr, "%s: %s; skipped (--partial)\n", pmGetProgname(), err);
+	err[0] = '\0';
+	a->skip = true;
+	a->damaged++;
+	return 0;
+}
+
+/*
+ * A crashed reader's successor: the archives read before the one it
+ * crashed in are done, that one goes on after its damaged volume.
+ * Returns the index where reading starts, or -1 from the start.
+ */
+static int
+resume_point(struct archive *v, int n, const struct archive_resume *r)
+{
+	int	i, k;
+
+	if (r == NULL || !r->reading)
+		return -1;
+	for (k = 0; k < n && v[k].order != r->order; k++)
+		;
+	if (k == n)
+		return -1;
+	for (i = 0; i < k; i++)
+		v[i].skip = true;
+	v[k].resume = r;
+	return k;
+}
+
+/* By host, skipped archives last (they have none). */
+static int
+by_host(const void *x, const void *y)
+{
+	const struct archive	*a = x, *b = y;
+	int			c = (int)a->skip - (int)b->skip;
+
+	if (c == 0)
+		c = strcmp(a->host, b->host);
+	return c ? c : a->order - b->order;
+}
+
+static int
+read_hosts(struct archive *v, int n, const struct archive_options *o,
+	   const struct source_consumer *c)
+{
+	int	i, j, k, sts = 0;
+
+	qsort(v, (size_t)n, sizeof(*v), by_host);
+	while (n > 0 && v[n - 1].skip)
+		n--;
+	k = resume_point(v, n, o->resume);
+	for (i = 0; i < n && sts == 0; i = j) {
+		for (j = i; j < n && strcmp(v[j].host, v[i].host) == 0; j++)
+			;
+		if (j > k)	/* hosts before the crash are done */
+			sts = host_read(v, i, j, k >= i, o, c);
+	}
+	return sts;
 }
 
 int
 source_archive_read(const struct archive_options *o, const struct source_consumer *c,
 		    char *err, size_t errlen)
 {
-	struct archive	*v = calloc((size_t)o->narchives, sizeof(*v));
-	int		i, j, sts = 0;
+	struct archive	*v;
+	int		i, damaged = 0, sts = 0;
 
-	if (v == NULL) {
+	if (o->isolate)
+		return archive_child_read(o, c, err, errlen);
+	if ((v = calloc((size_t)o->narchives, sizeof(*v))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -290,21 +465,17 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 	}
 	/* open them all first: a bad archive fails the run before any output */
 	for (i = 0; i < o->narchives && sts == 0; i++)
-		sts = archive_open(&v[i], o, c, err, errlen);
+		sts = open_one(&v[i], o, c, err, errlen);
 	if (sts == 0)
-		qsort(v, (size_t)o->narchives, sizeof(*v), by_host);
-	for (i = 0; i < o->narchives && sts == 0; i = j) {
-		for (j = i; j < o->narchives && strcmp(v[j].host, v[i].host) == 0; j++)
-			;
-		sts = host_read(v, i, j, o, c, err, errlen);
-	}
+		sts = read_hosts(v, o->narchives, o, c);
 	if (sts < 0 && sts != -1 && err[0] == '\0')
 		snprintf(err, errlen, "%s", strerror(-sts));
 	for (i = 0; i < o->narchives; i++) {
+		damaged += v[i].damaged;
 		fetch_free(&v[i].fetch);
 		if (v[i].ctx >= 0)
 			pmDestroyContext(v[i].ctx);
 	}
 	free(v);
-	return sts < 0 ? -1 : 0;
+	return sts < 0 ? -1 : damaged > 0;
 }

@@ -1,0 +1,23 @@
+/*
+ * archive_child.h - read archives in a child process, so that libpcp
+ * crashing on a damaged archive (6.0.3 dies in __pmDecodeValueSet under
+ * pmFetch on bit flips) costs the damaged part, not the run.  Private to
+ * source/; source_archive_read() comes here when o->isolate is set.
+ *
+ * The child runs source_archive_read() itself, unisolated, with a
+ * consumer that writes every call into a pipe (archive_wire.h), and says
+ * after each result where it is.  pmflame replays the calls into the real
+ * consumer.  When the child dies, pmflame starts another that skips what
+ * was read and goes on after the volume it died in; the damage is said and
+ * becomes a gap like any other.  Returns as source_archive_read().
+ */
+#ifndef ARCHIVE_CHILD_H
+#define ARCHIVE_CHILD_H
+
+#include <stddef.h>
+#include "source.h"
+
+int archive_child_read(const struct archive_options *o, const struct source_consumer *c,
+		       char *err, size_t errlen);
+
+#endif /* ARCHIVE_CHILD_H */
