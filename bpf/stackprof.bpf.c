@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stackprof.bpf.c - the on-CPU stack sampler of pmdastackprof.
+ * stackprof.bpf.c - the stack samplers of pmdastackprof.
  *
  * sample()       perf_event program on a CPU_CLOCK event of every online CPU:
  *                filter, take the kernel stack id and the user stack
  *                (user_stack.bpf.h: unwind tables or frame pointers), count
  *                the sample under its sp_stack_key in the current
  *                generation's hash, count its wall-clock slice in the heat map.
+ * pagefault_sample()  the same on a PAGE_FAULTS software event of every
+ *                online CPU, one sample per pagefault_period faults, counted
+ *                as that many faults in the page-fault count maps.
+ * offcpu_switch()  sched_switch: the off-CPU profile (offcpu.bpf.h).
  * exec_notify()  sched_process_exec raw tracepoint (raw: needs no tracefs):
  *                pushes the tgid of every exec into a ring buffer so the
  *                PMDA can read the new process's maps (and re-evaluate its
@@ -42,6 +46,7 @@ __u32 generation;		/* generation the programs write (0 or 1) */
 __u32 filter_enabled;		/* 1: only tgids in tgid_filter are sampled */
 __u32 heatmap_slots;		/* slices of a second; 0 stops the heat map */
 __u64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, without TAI */
+__u32 pagefault_period;		/* faults per page-fault sample, as the events say */
 
 #define COUNT_MAP(name) struct { \
 	__uint(type, BPF_MAP_TYPE_HASH); \
@@ -59,6 +64,8 @@ __u64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, without TAI */
 
 COUNT_MAP(counts0);
 COUNT_MAP(counts1);
+COUNT_MAP(pf_counts0);			/* page faults: estimated faults */
+COUNT_MAP(pf_counts1);
 STACK_MAP(stacks0);
 STACK_MAP(stacks1);
 STACK_MAP(overflow0);
@@ -124,6 +131,16 @@ stat_inc(enum sp_stat which)
 		s->stat[which]++;
 }
 
+static __always_inline void
+stat_add(enum sp_stat which, __u64 n)
+{
+	__u32 zero = 0;
+	struct sp_stats *s = bpf_map_lookup_elem(&stats, &zero);
+
+	if (s)
+		s->stat[which] += n;
+}
+
 static __always_inline bool
 selected(__u32 tgid)
 {
@@ -165,28 +182,32 @@ kernel_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow)
 
 #include "user_stack.bpf.h"
 
-static __always_inline void
-count_key(void *counts, struct sp_stack_key *key)
+/* Add amount to key's count; false (counted in full_stat) if the map is full. */
+static __always_inline bool
+count_key(void *counts, struct sp_stack_key *key, __u64 amount, enum sp_stat full_stat)
 {
-	__u64 one = 1, *value;
+	__u64 *value;
 	long err;
 
 	value = bpf_map_lookup_elem(counts, key);
 	if (value) {
-		__sync_fetch_and_add(value, 1);
-		return;
+		__sync_fetch_and_add(value, amount);
+		return true;
 	}
-	err = bpf_map_update_elem(counts, key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(counts, key, &amount, BPF_NOEXIST);
 	if (err == -EEXIST) {		/* inserted meanwhile on another CPU */
 		value = bpf_map_lookup_elem(counts, key);
 		if (value) {
-			__sync_fetch_and_add(value, 1);
-			return;
+			__sync_fetch_and_add(value, amount);
+			return true;
 		}
 	}
 	if (err)
-		stat_inc(SP_STAT_MAP_FULL);	/* -E2BIG or -ENOMEM */
+		stat_inc(full_stat);	/* -E2BIG or -ENOMEM */
+	return !err;
 }
+
+#include "offcpu.bpf.h"
 
 /*
  * Names are read straight from the task (BTF pointer loads, no helper
@@ -194,7 +215,8 @@ count_key(void *counts, struct sp_stack_key *key)
  * cost.  comm is NUL-padded by the kernel, so equal names are equal keys.
  */
 static __always_inline void
-count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen)
+count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen, void *counts,
+	    __u64 amount, enum sp_stat full_stat)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	void *stacks = gen ? (void *)&stacks1 : (void *)&stacks0;
@@ -205,13 +227,13 @@ count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen)
 	key.tgid = pid_tgid >> 32;
 	key.tid = (__u32)pid_tgid;
 	key.kernel_stack_id = kernel_stack(ctx, stacks, overflow);
-	key.user_stack = take_user_stack(ctx, task, key.tgid, gen);
+	key.user_stack = take_user_stack(ctx, (struct pt_regs *)&ctx->regs, task, key.tgid, gen);
 	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
 	if (key.tid == key.tgid)	/* the leader: its own name */
 		__builtin_memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
 	else
 		__builtin_memcpy(key.pcomm, task->group_leader->comm, sizeof(key.pcomm));
-	count_key(gen ? (void *)&counts1 : (void *)&counts0, &key);
+	count_key(counts, &key, amount, full_stat);
 }
 
 /* Wall-clock nanoseconds modulo one second.  TAI and UTC differ by whole
@@ -250,6 +272,7 @@ SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	int gen;
 
 	if ((__u32)pid_tgid == 0) {
 		stat_inc(SP_STAT_IDLE);
@@ -260,8 +283,29 @@ int sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	stat_inc(SP_STAT_SAMPLES);
-	count_stack(ctx, pid_tgid, READ_ONCE(generation) & 1);
+	gen = READ_ONCE(generation) & 1;
+	count_stack(ctx, pid_tgid, gen, gen ? (void *)&counts1 : (void *)&counts0, 1,
+		    SP_STAT_MAP_FULL);
 	count_heatmap();
+	return 0;
+}
+
+SEC("perf_event")
+int pagefault_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	int gen;
+
+	if ((__u32)pid_tgid == 0)
+		return 0;
+	if (!selected(pid_tgid >> 32)) {
+		stat_inc(SP_STAT_PAGEFAULT_FILTERED);
+		return 0;
+	}
+	stat_inc(SP_STAT_PAGEFAULT_SAMPLES);
+	gen = READ_ONCE(generation) & 1;
+	count_stack(ctx, pid_tgid, gen, gen ? (void *)&pf_counts1 : (void *)&pf_counts0,
+		    READ_ONCE(pagefault_period), SP_STAT_PAGEFAULT_MAP_FULL);
 	return 0;
 }
 
@@ -286,6 +330,7 @@ SEC("raw_tp/sched_process_exit")
 int exit_notify(struct bpf_raw_tracepoint_args *ctx)
 {
 	(void)ctx;
+	offcpu_forget((__u32)bpf_get_current_pid_tgid());
 	forget_process(bpf_get_current_task_btf());
 	return 0;
 }

@@ -25,10 +25,19 @@
  * One aggregation key: samples with equal keys are summed in the kernel.
  * The kernel stack id indexes the stack-trace maps of the same generation;
  * a negative id is the -errno bpf_get_stackid() returned (e.g. -EEXIST on a
- * collision in both maps, -EFAULT when there is no stack: a user-mode
+ * a collision in both maps, -EFAULT when there is no stack: a user-mode
  * sample has no kernel stack) and is counted in sp_stat unless it is such
  * a legitimately empty stack.  The user stack is the key of its pcs in the
  * generation's user stack map (struct sp_user_stack), or one of SP_USTACK_*.
+ *
+ * Every profile uses this key; each has its own count maps, whose value is
+ * what it counts: samples (on-CPU), microseconds blocked (off-CPU),
+ * estimated faults, samples x period (page faults).  Off-CPU stacks are
+ * taken at switch-out and stored at switch-in, possibly generations
+ * later, so they are not in the STACK_TRACE maps: both its stacks are in
+ * the generation's off-CPU stack map (struct sp_user_stack values, keyed
+ * like user stacks), kernel_stack_id being the key of the kernel one
+ * (SP_OFFCPU_KSTACK_MASK bits, so never negative) or -errno.
  */
 struct sp_stack_key {
 	__u32	tgid;			/* process id */
@@ -45,6 +54,9 @@ struct sp_stack_key {
 #define SP_USTACK_LOST		1	/* stack not stored (hash collision twice, map
 					   full): the sample is kept, its user stack not */
 #define SP_USTACK_RESERVED	2
+
+/* An off-CPU kernel stack's key keeps these bits (a non-negative __s32). */
+#define SP_OFFCPU_KSTACK_MASK	0x7fffffffULL
 
 /*
  * One user stack as the kernel stored it: pcs innermost first, nframes of
@@ -84,6 +96,19 @@ enum sp_stat {
 					   the kernel's frame-pointer walk */
 	SP_STAT_UNWIND_REFRESH,		/* mapping refreshes asked for (dlopen, JIT) */
 	SP_STAT_USTACK_MAP_FULL,	/* user stacks not stored: map full (SP_USTACK_LOST) */
+	/* off-CPU (appended likewise) */
+	SP_STAT_SWITCHES,		/* context switches seen while off-CPU is on */
+	SP_STAT_OFFCPU_INTERVALS,	/* blocked intervals recorded */
+	SP_STAT_OFFCPU_USEC,		/* microseconds they added up to */
+	SP_STAT_OFFCPU_SHORT,		/* intervals dropped: shorter than offcpu_min_us */
+	SP_STAT_OFFCPU_SHORT_USEC,	/* microseconds those were */
+	SP_STAT_OFFCPU_MAP_FULL,	/* intervals dropped: no room to keep the sleeper
+					   or to count its stack */
+	SP_STAT_OFFCPU_FILTERED,	/* sleeps of unselected processes */
+	/* page faults */
+	SP_STAT_PAGEFAULT_SAMPLES,	/* fault samples of selected processes */
+	SP_STAT_PAGEFAULT_FILTERED,	/* fault samples of unselected processes */
+	SP_STAT_PAGEFAULT_MAP_FULL,	/* fault samples lost: count map full */
 	SP_STAT_NR
 };
 

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * user_stack.bpf.h - take a user stack and store it: included once by
- * stackprof.bpf.c, written so that any program (the on-CPU sampler, an
- * off-CPU one at sched_switch) calls
+ * stackprof.bpf.c, written so that any program (the on-CPU sampler, the
+ * page-fault sampler) calls
  *
- *   __u64 take_user_stack(ctx, task, tgid, generation)
+ *   __u64 take_user_stack(ctx, sample_regs, task, tgid, generation)
  *
  * and gets the key of the stack in that generation's user stack map (or
- * SP_USTACK_NONE / SP_USTACK_LOST).
+ * SP_USTACK_NONE / SP_USTACK_LOST).  sample_regs are the registers a perf
+ * sample interrupted, or NULL in a tracepoint: the walk then starts from
+ * the registers the task saved on entering the kernel.  A program that
+ * must keep a stack before storing it (off-CPU: taken at switch-out,
+ * stored at switch-in) calls walk_user_stack() into its own struct walk
+ * and store_stack() later.
  *
  * Walker (unwind_mode SP_UNWIND_AUTO, process known to user space): from
  * the user registers, up to SP_MAX_STACK_DEPTH frames in a bpf_loop; per
@@ -111,14 +116,16 @@ hash_step(__u64 h, __u64 pc)
 	return h ^ (h >> 29);
 }
 
+/* mask: the bits a key keeps (an off-CPU kernel stack's key must be a
+ * non-negative __s32, see bpf/stackprof.h). */
 static __always_inline __u64
-hash_final(__u64 h, __u32 n)
+hash_final(__u64 h, __u32 n, __u64 mask)
 {
 	h ^= n;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
-	h &= ustack_hash_mask;
+	h &= ustack_hash_mask & mask;
 	return h < SP_USTACK_RESERVED ? h + SP_USTACK_RESERVED : h;
 }
 
@@ -391,22 +398,22 @@ walk_frame(__u32 i, struct walk_ctx *c)
 
 /*
  * The user registers: the sample's own when it interrupted user mode,
- * else those the task saved on entering the kernel.  After a syscall
+ * else (or with no sample) those the task saved on entering the kernel.  After a syscall
  * instruction (0f 05) the saved pc is a return address in effect: for a
  * syscall that does not return (rt_sigreturn in __restore_rt, exit) it is
  * past the end of its function, so it is looked up as pc - 1 like one.
  */
 static __always_inline bool
-user_regs(struct bpf_perf_event_data *ctx, struct task_struct *task, struct walk *w)
+user_regs(struct pt_regs *sample_regs, struct task_struct *task, struct walk *w)
 {
 	struct pt_regs *regs;
 	__u8 insn[2];
 
 	w->exact = 1;
-	if ((long)PT_REGS_IP(&ctx->regs) >= 0) {
-		w->pc = PT_REGS_IP(&ctx->regs);
-		w->sp = PT_REGS_SP(&ctx->regs);
-		w->bp = PT_REGS_FP(&ctx->regs);
+	if (sample_regs && (long)PT_REGS_IP(sample_regs) >= 0) {
+		w->pc = PT_REGS_IP(sample_regs);
+		w->sp = PT_REGS_SP(sample_regs);
+		w->bp = PT_REGS_FP(sample_regs);
 		return true;
 	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -438,12 +445,12 @@ count_end(__u32 end)
 
 /* Walk with the process's tables; false when nothing was recorded. */
 static __always_inline bool
-walk_tables(struct bpf_perf_event_data *ctx, struct task_struct *task,
+walk_tables(struct pt_regs *sample_regs, struct task_struct *task,
 	    struct walk *w, struct sp_unwind_proc *proc)
 {
 	struct walk_ctx c = { .w = w, .proc = proc };
 
-	if (!user_regs(ctx, task, w))
+	if (!user_regs(sample_regs, task, w))
 		return false;
 	w->asked = 0;
 	w->hash = 0;
@@ -454,9 +461,10 @@ walk_tables(struct bpf_perf_event_data *ctx, struct task_struct *task,
 	return w->stack.nframes > 0;
 }
 
-/* The kernel's frame-pointer walk into the same array. */
+/* The kernel's frame-pointer walk of the current task's user stack into
+ * the same array (any program type). */
 static __always_inline bool
-walk_kernel_fp(struct bpf_perf_event_data *ctx, struct walk *w)
+walk_kernel_fp(void *ctx, struct walk *w)
 {
 	long bytes = bpf_get_stack(ctx, w->stack.pcs, sizeof(w->stack.pcs), BPF_F_USER_STACK);
 	__u32 n;
@@ -484,11 +492,12 @@ same_stack(const struct sp_user_stack *a, const struct sp_user_stack *b)
 }
 
 /* The key of w's stack in map: found equal, or inserted; a different stack
- * under the key sends it to a second key, then it is lost (counted). */
+ * under the key sends it to a second key, then it is lost (counted).
+ * Keys keep the bits of mask. */
 static __always_inline __u64
-store_user_stack(void *map, struct walk *w)
+store_stack(void *map, struct walk *w, __u64 mask)
 {
-	__u64 key = hash_final(w->hash, w->stack.nframes);
+	__u64 key = hash_final(w->hash, w->stack.nframes, mask);
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct sp_user_stack *old = bpf_map_lookup_elem(map, &key);
@@ -506,38 +515,46 @@ store_user_stack(void *map, struct walk *w)
 		}
 		if (old && same_stack(old, &w->stack))
 			return key;
-		key = hash_final(hash_step(key, 0x5bd1e995), w->stack.nframes);
+		key = hash_final(hash_step(key, 0x5bd1e995), w->stack.nframes, mask);
 	}
 	stat_inc(SP_STAT_USTACK_COLLISION);
 	return SP_USTACK_LOST;
 }
 
-static __always_inline __u64
-take_user_stack(struct bpf_perf_event_data *ctx, struct task_struct *task, __u32 tgid,
-		int gen)
+/* Walk the current task's user stack into w (its pcs and hash); false
+ * when there is none.  task: the current task, not a kernel thread. */
+static __always_inline bool
+walk_user_stack(void *ctx, struct pt_regs *sample_regs, struct task_struct *task,
+		__u32 tgid, struct walk *w)
 {
 	struct sp_unwind_proc *proc = NULL;
-	__u32 zero = 0;
-	struct walk *w;
 	bool got;
 
-	if (task->flags & PF_KTHREAD)
-		return SP_USTACK_NONE;
-	w = bpf_map_lookup_elem(&walks, &zero);
-	if (!w)
-		return SP_USTACK_NONE;
 	w->tgid = tgid;
 	if (READ_ONCE(unwind_mode) == SP_UNWIND_AUTO) {
 		proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 		if (!proc)
 			stat_inc(SP_STAT_UNWIND_NO_PROCESS);
 	}
-	got = proc ? walk_tables(ctx, task, w, proc) : walk_kernel_fp(ctx, w);
-	if (!got) {
+	got = proc ? walk_tables(sample_regs, task, w, proc) : walk_kernel_fp(ctx, w);
+	if (!got)
 		stat_inc(SP_STAT_USTACK_MISSING);
+	return got;
+}
+
+static __always_inline __u64
+take_user_stack(void *ctx, struct pt_regs *sample_regs, struct task_struct *task,
+		__u32 tgid, int gen)
+{
+	__u32 zero = 0;
+	struct walk *w;
+
+	if (task->flags & PF_KTHREAD)
 		return SP_USTACK_NONE;
-	}
-	return store_user_stack(gen ? (void *)&ustacks1 : (void *)&ustacks0, w);
+	w = bpf_map_lookup_elem(&walks, &zero);
+	if (!w || !walk_user_stack(ctx, sample_regs, task, tgid, w))
+		return SP_USTACK_NONE;
+	return store_stack(gen ? (void *)&ustacks1 : (void *)&ustacks0, w, ~0ULL);
 }
 
 /* The last thread of a process user space described is gone: drop its

@@ -24,6 +24,7 @@
 #include "common/gaps.h"
 #include "common/util.h"
 #include "emit/emit_csp.h"
+#include "emit/emit_export.h"
 #include "profile/heatmaps.h"
 #include "profile/select.h"
 #include "publish/sink.h"
@@ -785,10 +786,14 @@ run(struct config *c)
 		c->select.event = "on-cpu";
 	c->out.emit.event = c->select.event;	/* the units pprof & co. name */
 	if (!c->input && (m = event_metrics_find(c->select.event)) == NULL) {
-		fprintf(stderr, "%s: --event %s: stackprof exports no such event (known: on-cpu)\n",
-			pmGetProgname(), c->select.event);
+		fprintf(stderr, "%s: --event %s: stackprof exports no such event "
+			"(known: on-cpu, off-cpu, page-fault)\n", pmGetProgname(), c->select.event);
 		return 1;
 	}
+	/* the SVG says which profile it is, unless --title did */
+	if (strcmp(c->out.emit.title, "Flame Graph") == 0)
+		c->out.emit.title = event_measure(c->select.event)->title;
+	c->out.emit.count_name = event_measure(c->select.event)->count_name;
 	if (output_formats_parse(c->formats ? c->formats : "svg", c->out.formats,
 				 &c->out.nformats, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), err);

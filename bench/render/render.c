@@ -66,7 +66,7 @@ main(int argc, char **argv)
 	membuf_init(&out);
 	emit_options_default(&o);
 	if (strcmp(argv[1], "json") == 0)
-		sts = emit_json(t, &out);
+		sts = emit_json(t, NULL, &out);
 	else if (strcmp(argv[1], "svg") == 0)
 		sts = emit_svg(t, &o, &out);
 	else

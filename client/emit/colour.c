@@ -39,3 +39,16 @@ frame_colour(char type, const char *name)
 	c.b = palette[p].base.b + palette[p].spread.b * ((h >> 16) & 0xff) / 255;
 	return c;
 }
+
+struct rgb
+frame_colour_in(char palette, char type, const char *name)
+{
+	uint32_t	h = hash_fnv1a(name);
+	unsigned	x = h & 0xff, y = (h >> 8) & 0xff;
+
+	if (palette == 'B')	/* flamegraph.pl's "blue" */
+		return (struct rgb){ 80 + 60 * x / 255, 80 + 60 * x / 255, 190 + 55 * y / 255 };
+	if (palette == 'G')	/* flamegraph.pl's "mem" */
+		return (struct rgb){ 0, 190 + 50 * y / 255, 210 * x / 255 };
+	return frame_colour(type, name);
+}

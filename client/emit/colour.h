@@ -13,4 +13,9 @@ struct rgb {
  * stable across runs; an unknown type is coloured as application code. */
 struct rgb frame_colour(char type, const char *name);
 
+/* One hue for every frame, varied by the name's hash: 'B' blues (off-CPU
+ * time, as Gregg's off-CPU graphs), 'G' greens (memory); else as
+ * frame_colour. */
+struct rgb frame_colour_in(char palette, char type, const char *name);
+
 #endif /* COLOUR_H */

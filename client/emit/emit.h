@@ -33,12 +33,14 @@ void emit_options_default(struct emit_options *o);
  * empty arrays, the SVG says "No samples", folded is empty.
  */
 
-/* DeepFlow ProfileTracing JSON envelope, one line; values in microseconds. */
-int emit_json(const struct flame_tree *t, struct membuf *out);
+/* DeepFlow ProfileTracing JSON envelope, one line; values in microseconds
+ * (on-cpu, off-cpu) or counts (other events), said by "value_unit" after
+ * "profile_event_type" (event; NULL: on-cpu). */
+int emit_json(const struct flame_tree *t, const char *event, struct membuf *out);
 /* The same with DESCRIPTION set to description (NULL: ""): what the
  * profile misses, e.g. a gap while pmcd restarted. */
-int emit_json_described(const struct flame_tree *t, const char *description,
-			struct membuf *out);
+int emit_json_described(const struct flame_tree *t, const char *event,
+			const char *description, struct membuf *out);
 /* Self-contained interactive SVG flame graph; o may be NULL (defaults).
  * A differential tree is drawn with the current profile's widths (the
  * baseline's with o->negate) and coloured by each frame's change: red

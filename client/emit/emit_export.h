@@ -22,6 +22,11 @@ struct event_measure {
 	const char	*event;		/* "on-cpu" */
 	const char	*time_type;	/* pprof name of its time ("cpu"); NULL when
 					 * the event is not a time: values are counts */
+	const char	*title;		/* the SVG's default title */
+	const char	*count_name;	/* what the SVG's frame counts are */
+	const char	*unit;		/* of the JSON values: "us" or "count" */
+	char		palette;	/* 0: by frame type; 'B' blues (off-CPU, as
+					 * Gregg's), 'G' greens (memory) */
 };
 
 /* The event's measure; an unknown or NULL event is a count. */

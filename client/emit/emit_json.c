@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "emit_export.h"
 #include "json_text_priv.h"
 
 /* v in decimal at p, two digits a step: the node table has 13 M numbers,
@@ -142,14 +143,17 @@ node_values(const struct flame_tree *t, struct membuf *out)
 }
 
 int
-emit_json(const struct flame_tree *t, struct membuf *out)
+emit_json(const struct flame_tree *t, const char *event, struct membuf *out)
 {
-	return emit_json_described(t, NULL, out);
+	return emit_json_described(t, event, NULL, out);
 }
 
 int
-emit_json_described(const struct flame_tree *t, const char *description, struct membuf *out)
+emit_json_described(const struct flame_tree *t, const char *event, const char *description,
+		    struct membuf *out)
 {
+	const struct event_measure	*m = event_measure(event ? event : "on-cpu");
+
 	membuf_puts(out, "{\"OPT_STATUS\":\"SUCCESS\",\"DESCRIPTION\":");
 	json_string(out, description ? description : "");
 	membuf_puts(out, ",\"result\":{");
@@ -157,6 +161,10 @@ emit_json_described(const struct flame_tree *t, const char *description, struct 
 	function_values(t, out);
 	if (node_values(t, out) < 0)
 		return -ENOMEM;
-	membuf_puts(out, "},\"debug\":null}\n");
+	/* after DeepFlow's own fields: which profile, and what values count */
+	membuf_puts(out, ",\"profile_event_type\":");
+	json_string(out, event ? event : "on-cpu");
+	membuf_printf(out, ",\"value_unit\":\"%s\"}", m->unit);
+	membuf_puts(out, ",\"debug\":null}\n");
 	return out->failed ? -ENOMEM : 0;
 }

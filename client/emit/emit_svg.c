@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "emit_export.h"
 #include "colour.h"
 #include "svg_script.h"
 
@@ -172,7 +173,8 @@ svg_frame(struct membuf *out, const struct svg_layout *l, const char *name, char
 	unsigned	y = frame_y(l, level);
 	size_t		chars = (size_t)floor(w / (FONT_SIZE * FONT_WIDTH));
 	size_t		len = xml_text_length(name);
-	struct rgb	c = l->diff ? change_colour(l, v) : frame_colour(type, name);
+	struct rgb	c = l->diff ? change_colour(l, v) :
+			    frame_colour_in(event_measure(l->opt->event)->palette, type, name);
 
 	membuf_puts(out, "<g><title>");
 	xml_escape(out, name);

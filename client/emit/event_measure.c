@@ -8,11 +8,15 @@
 #include "emit_export.h"
 
 static const struct event_measure measures[] = {
-	{ "on-cpu",	"cpu" },	/* time on CPU, as pprof's CPU profiles */
-	{ "off-cpu",	"off_cpu" },	/* time blocked off CPU */
+	/* time on CPU, as pprof's CPU profiles */
+	{ "on-cpu", "cpu", "Flame Graph", "samples", "us", 0 },
+	/* time blocked off CPU: the counts are microseconds */
+	{ "off-cpu", "off_cpu", "Off-CPU Time Flame Graph", "us", "us", 'B' },
+	/* estimated page faults (samples x period) */
+	{ "page-fault", NULL, "Page Fault Flame Graph", "faults", "count", 'G' },
 };
 
-static const struct event_measure counted = { NULL, NULL };
+static const struct event_measure counted = { NULL, NULL, "Flame Graph", "samples", "count", 0 };
 
 const struct event_measure *
 event_measure(const char *event)

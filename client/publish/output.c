@@ -20,7 +20,7 @@
 static int
 render_json(const struct profile *p, const struct emit_options *o, struct membuf *out)
 {
-	return emit_json_described(p->tree, o->description, out);
+	return emit_json_described(p->tree, o->event, o->description, out);
 }
 
 static int

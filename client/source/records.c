@@ -18,9 +18,21 @@ samples_us(uint64_t count, unsigned hz)
 	return hz ? count * 1000000u / hz : 0;
 }
 
+/* off-CPU counts are microseconds, page-fault counts faults: their own value */
+static uint64_t
+count_itself(uint64_t count, unsigned hz)
+{
+	(void)hz;
+	return count;
+}
+
 static const struct event_metrics events[] = {
 	{ "on-cpu", "stackprof.oncpu.stacks", "stackprof.oncpu.record.",
 	  "stackprof.oncpu.history", samples_us },
+	{ "off-cpu", "stackprof.offcpu.stacks", "stackprof.offcpu.record.",
+	  "stackprof.offcpu.history", count_itself },
+	{ "page-fault", "stackprof.pagefault.stacks", "stackprof.pagefault.record.",
+	  "stackprof.pagefault.history", count_itself },
 };
 
 const struct event_metrics *

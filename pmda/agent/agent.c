@@ -52,6 +52,28 @@ open_unwinder(struct agent *a)
 		pmNotifyErr(LOG_ERR, "unwind mode %s: %s", a->config.unwind, strerror(-sts));
 }
 
+/* The off-CPU and page-fault settings the controls hold, to a new sampler
+ * (both profiles are off at open); a refusal is logged and the control
+ * reads 0, since the profile is not collected. */
+static void
+apply_profiles(struct agent *a)
+{
+	int	sts;
+
+	sampler_set_offcpu_min_us(a->sampler, a->config.offcpu_min_us);
+	if ((sts = sampler_set_pagefault_period(a->sampler, a->config.pagefault_period)) < 0)
+		pmNotifyErr(LOG_ERR, "page-fault period %u: %s", a->config.pagefault_period,
+			    strerror(-sts));
+	if (a->config.offcpu && (sts = sampler_set_offcpu(a->sampler, true)) < 0) {
+		pmNotifyErr(LOG_ERR, "off-CPU profile: %s", strerror(-sts));
+		a->config.offcpu = 0;
+	}
+	if (a->config.pagefault && (sts = sampler_set_pagefault(a->sampler, true)) < 0) {
+		pmNotifyErr(LOG_ERR, "page-fault profile: %s", strerror(-sts));
+		a->config.pagefault = 0;
+	}
+}
+
 static int
 open_sampler(struct agent *a)
 {
@@ -73,6 +95,7 @@ open_sampler(struct agent *a)
 		sampler_set_enabled(a->sampler, false);
 	if (a->threads)
 		open_unwinder(a);
+	apply_profiles(a);
 	return 0;
 }
 
@@ -372,6 +395,62 @@ agent_set_debuginfod(struct agent *a, struct control_value *v)
 	}
 	free(a->config.debuginfod_urls);
 	a->config.debuginfod_urls = copy;
+	return 0;
+}
+
+/*
+ * The off-CPU and page-fault switches attach and detach their programs
+ * and perf events at run time: the capabilities kept after the drop
+ * (CAP_BPF, CAP_PERFMON) allow both.  Without a sampler the value is kept
+ * for the next open.
+ */
+int
+agent_set_offcpu(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_offcpu(a->sampler, v->u != 0)) < 0) {
+		pmNotifyErr(LOG_ERR, "sampler_set_offcpu(%u): %s", v->u, strerror(-sts));
+		return sts;
+	}
+	a->config.offcpu = v->u;
+	return 0;
+}
+
+int
+agent_set_offcpu_min_us(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_offcpu_min_us(a->sampler, v->u)) < 0)
+		return sts;
+	a->config.offcpu_min_us = v->u;
+	return 0;
+}
+
+int
+agent_set_pagefault(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_pagefault(a->sampler, v->u != 0)) < 0) {
+		pmNotifyErr(LOG_ERR, "sampler_set_pagefault(%u): %s", v->u, strerror(-sts));
+		return sts;
+	}
+	a->config.pagefault = v->u;
+	return 0;
+}
+
+int
+agent_set_pagefault_period(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_pagefault_period(a->sampler, v->u)) < 0) {
+		pmNotifyErr(LOG_ERR, "sampler_set_pagefault_period(%u): %s", v->u, strerror(-sts));
+		return sts;
+	}
+	a->config.pagefault_period = v->u;
 	return 0;
 }
 

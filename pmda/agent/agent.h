@@ -43,6 +43,10 @@ struct agent_config {
 	char		*pids_text;	/* "" = no PID list */
 	char		*unwind;	/* "auto" or "fp" */
 	char		*debuginfod_urls; /* "" = no servers asked */
+	unsigned	offcpu;		/* off-CPU profile: 0 or 1 */
+	unsigned	offcpu_min_us;	/* shorter blocks are not counted */
+	unsigned	pagefault;	/* page-fault profile: 0 or 1 */
+	unsigned	pagefault_period; /* one fault sampled in this many */
 };
 
 struct agent {
@@ -112,6 +116,10 @@ int agent_set_process(struct agent *a, struct control_value *v);
 int agent_set_pids(struct agent *a, struct control_value *v);
 int agent_set_unwind(struct agent *a, struct control_value *v);
 int agent_set_debuginfod(struct agent *a, struct control_value *v);
+int agent_set_offcpu(struct agent *a, struct control_value *v);
+int agent_set_offcpu_min_us(struct agent *a, struct control_value *v);
+int agent_set_pagefault(struct agent *a, struct control_value *v);
+int agent_set_pagefault_period(struct agent *a, struct control_value *v);
 
 /* Push the current PID set of the filter to the sampler (each drain). */
 void agent_refresh_filter(struct agent *a);

@@ -98,6 +98,35 @@ const struct control controls[] = {
 		.argname = "URLS",
 		.doc = "debuginfod servers asked for the debug files of stripped binaries",
 	},
+	{
+		.name = "offcpu", .item = 8, .type = CONTROL_U32,
+		.min = 0, .max = 1, .bounds = "0 or 1", .def = "0",
+		.set = agent_set_offcpu, .field = FIELD(offcpu),
+		.argname = "0|1",
+		.doc = "off-CPU profile on (1) or off (0, sched_switch detached)",
+	},
+	{
+		.name = "offcpu_min_us", .item = 9, .type = CONTROL_U32, .units = CONTROL_UNITS_USEC,
+		.min = 0, .max = 1000000, .def = "1",
+		.set = agent_set_offcpu_min_us, .field = FIELD(offcpu_min_us),
+		.argname = "US",
+		.doc = "off-CPU blocks shorter than this many microseconds are not counted",
+	},
+	{
+		.name = "pagefault", .item = 10, .type = CONTROL_U32,
+		.min = 0, .max = 1, .bounds = "0 or 1", .def = "0",
+		.set = agent_set_pagefault, .field = FIELD(pagefault),
+		.argname = "0|1",
+		.doc = "page-fault profile on (1) or off (0, perf events closed)",
+	},
+	{
+		.name = "pagefault_period", .item = 11, .type = CONTROL_U32,
+		.units = CONTROL_UNITS_COUNT,
+		.min = 1, .max = 1000000, .def = "100",
+		.set = agent_set_pagefault_period, .field = FIELD(pagefault_period),
+		.argname = "N",
+		.doc = "one page fault in N is sampled and counted as N",
+	},
 };
 
 const size_t	ncontrols = sizeof(controls) / sizeof(controls[0]);

@@ -19,6 +19,7 @@
 
 /* A stack copied out of the sampler, to be named after the maps are empty. */
 struct raw_stack {
+	enum profile_id		profile;
 	struct sp_stack_key	key;
 	uint64_t		count;
 	int			nkernel, nuser;
@@ -33,7 +34,8 @@ struct drain_pass {
 	char		*frames;	/* folded frame list being built */
 	size_t		cap;
 	uint64_t	symbolize_ns;
-	struct interval_stacks *merged;	/* this drain's stacks by name */
+	struct interval_stacks **merged; /* this drain's stacks by name, per profile */
+	struct profile	*publishing;	/* the profile interval_flush is at */
 };
 
 struct drain {
@@ -42,7 +44,7 @@ struct drain {
 	void		*service_arg;
 	/* stacks handed over outside a drain (sampler_reconfigure), named next drain */
 	struct drain_pass carried;
-	struct interval_stacks *merged;	/* reused: its buckets are big */
+	struct interval_stacks *merged[NPROFILES]; /* reused: their buckets are big */
 	/* the heat map as the last drain read it, for the history's deltas */
 	uint64_t	heat_prev[SP_HEATMAP_MAX_SLOTS];
 	uint64_t	heat_delta[SP_HEATMAP_MAX_SLOTS];
@@ -131,6 +133,12 @@ copy_stack(void *arg, const struct sampled_stack *st)
 	int			nk = st->nkernel > 0 ? st->nkernel : 0;
 	int			nu = st->nuser > 0 ? st->nuser : 0;
 
+	int			p;
+
+	for (p = 0; p < NPROFILES && profile_defs[p].source != st->profile; p++)
+		;
+	if (p == NPROFILES)
+		return;
 	if (pass->nraw == pass->rawcap) {
 		size_t			cap = pass->rawcap ? pass->rawcap * 2 : 256;
 		struct raw_stack	**v = realloc(pass->raw, cap * sizeof(*v));
@@ -142,6 +150,7 @@ copy_stack(void *arg, const struct sampled_stack *st)
 	}
 	if ((r = malloc(sizeof(*r) + (size_t)(nk + nu) * sizeof(uint64_t))) == NULL)
 		goto nomem;
+	r->profile = (enum profile_id)p;
 	r->key = *st->key;
 	r->count = st->count;
 	r->nkernel = nk;
@@ -172,11 +181,17 @@ struct drain *
 drain_new(struct agent *a)
 {
 	struct drain	*d = calloc(1, sizeof(*d));
+	int		p;
 
-	if (d == NULL || (d->merged = interval_new()) == NULL) {
-		free(d);
+	if (d == NULL)
 		return NULL;
-	}
+	for (p = 0; p < NPROFILES; p++)
+		if ((d->merged[p] = interval_new()) == NULL) {
+			while (p-- > 0)
+				interval_free(d->merged[p]);
+			free(d);
+			return NULL;
+		}
 	d->agent = a;
 	d->carried.agent = a;
 	agent_on_handover(a, keep_stack, d);
@@ -187,6 +202,7 @@ void
 drain_free(struct drain *d)
 {
 	size_t	i;
+	int	p;
 
 	if (d == NULL)
 		return;
@@ -194,7 +210,8 @@ drain_free(struct drain *d)
 	for (i = 0; i < d->carried.nraw; i++)
 		free(d->carried.raw[i]);
 	free(d->carried.raw);
-	interval_free(d->merged);
+	for (p = 0; p < NPROFILES; p++)
+		interval_free(d->merged[p]);
 	free(d);
 }
 
@@ -220,7 +237,7 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
 	if (sts == 0)
-		sts = interval_add(pass->merged, (pid_t)r->key.tgid, (pid_t)r->key.tid,
+		sts = interval_add(pass->merged[r->profile], (pid_t)r->key.tgid, (pid_t)r->key.tid,
 				   pcomm, comm, pass->frames, r->count);
 	if (sts < 0)
 		pmNotifyErr(LOG_ERR, "drain: out of memory for a stack of pid %u", r->key.tgid);
@@ -257,7 +274,7 @@ publish_stack(void *arg, const struct interval_stack *st)
 {
 	struct drain_pass	*pass = arg;
 	struct agent		*a = pass->agent;
-	struct profile		*p = &a->profiles[PROFILE_ONCPU];
+	struct profile		*p = pass->publishing;
 	struct stack_event	ev;
 
 	window_add(p->window, st->pid, st->process, st->thread, st->frames, st->count);
@@ -304,6 +321,33 @@ read_heat(struct drain *d)
 	return !baseline;
 }
 
+/*
+ * Every profile's merged stacks into its window, queue and history.  The
+ * history's hz is the on-CPU rate for sampled counts; other counts are
+ * their own values (µs, faults), which hz 10^6 says (count * 10^6 / hz).
+ * The heat map counts on-CPU samples: it goes with the on-CPU history.
+ */
+static void
+publish(struct drain *d, struct drain_pass *pass, bool heat, time_t now)
+{
+	struct agent	*a = d->agent;
+	int		i;
+
+	for (i = 0; i < NPROFILES; i++) {
+		struct profile	*p = &a->profiles[i];
+		unsigned	hz = p->def->sampled ? a->interval_frequency_hz : 1000000u;
+
+		pass->publishing = p;
+		history_begin(p->history, &pass->when, hz, now);
+		interval_flush(d->merged[i], publish_stack, pass);
+		if (i == PROFILE_ONCPU && heat &&
+		    history_heat(p->history, d->heat_delta, d->heat_prev_n) < 0)
+			pmNotifyErr(LOG_ERR, "drain: out of memory for the history's heat map");
+		history_end(p->history);
+		window_publish(p->window, now);
+	}
+}
+
 /* What the drain measures about itself. */
 static void
 account(struct agent *a, uint64_t t0, uint64_t symbolize_ns)
@@ -325,7 +369,6 @@ drain_run(struct drain *d)
 {
 	struct agent		*a = d->agent;
 	struct drain_pass	pass = { .agent = a, .merged = d->merged };
-	struct profile		*oncpu = &a->profiles[PROFILE_ONCPU];
 	struct timespec		now;
 	bool			heat;
 	uint64_t		t0 = mono_ns();
@@ -349,15 +392,10 @@ drain_run(struct drain *d)
 	name_stacks(d, &pass);
 	free(pass.frames);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	history_begin(oncpu->history, &pass.when, a->interval_frequency_hz, now.tv_sec);
-	interval_flush(d->merged, publish_stack, &pass);
-	if (heat && history_heat(oncpu->history, d->heat_delta, d->heat_prev_n) < 0)
-		pmNotifyErr(LOG_ERR, "drain: out of memory for the history's heat map");
-	history_end(oncpu->history);
+	publish(d, &pass, heat, now.tv_sec);
 	symbolizer_collect(a->symbolizer);
 	if (a->unwinder)
 		unwinder_collect(a->unwinder);
-	window_publish(oncpu->window, now.tv_sec);
 	/* regex matches are re-resolved so new processes join next interval */
 	agent_refresh_filter(a);
 	a->interval_frequency_hz = a->config.frequency_hz;

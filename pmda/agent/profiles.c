@@ -10,8 +10,21 @@ profile_value_samples(uint64_t count, unsigned hz)
 	return hz ? count * 1000000u / hz : 0;
 }
 
+uint64_t
+profile_value_count(uint64_t count, unsigned hz)
+{
+	(void)hz;
+	return count;
+}
+
+/* Clusters 2 and 3 are the heat map's and the stats'. */
 const struct profile_def profile_defs[NPROFILES] = {
-	[PROFILE_ONCPU] = { "oncpu", "on-cpu", 1, PROFILE_UNIT_COUNT, profile_value_samples },
+	[PROFILE_ONCPU] = { "oncpu", "on-cpu", 1, PROFILE_UNIT_COUNT, profile_value_samples,
+			    PROFILE_UNIT_USEC, true, SAMPLER_ONCPU },
+	[PROFILE_OFFCPU] = { "offcpu", "off-cpu", 4, PROFILE_UNIT_USEC, profile_value_count,
+			     PROFILE_UNIT_USEC, false, SAMPLER_OFFCPU },
+	[PROFILE_PAGEFAULT] = { "pagefault", "page-fault", 5, PROFILE_UNIT_COUNT,
+				profile_value_count, PROFILE_UNIT_COUNT, false, SAMPLER_PAGEFAULT },
 };
 
 const struct profile_def *

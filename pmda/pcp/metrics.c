@@ -124,6 +124,17 @@ static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_STATS, ST_DEBUGINFOD_CACHE_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
 	METRIC(CL_STATS, ST_DEBUGINFOD_SLOWEST, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
 	STAT(ST_DEBUGINFOD_NAMED_FILES),
+	STAT(ST_OFFCPU_SWITCHES), STAT(ST_OFFCPU_INTERVALS),
+	METRIC(CL_STATS, ST_OFFCPU_USEC, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
+	STAT(ST_OFFCPU_SHORT),
+	METRIC(CL_STATS, ST_OFFCPU_SHORT_USEC, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
+	STAT(ST_OFFCPU_MAP_FULL), STAT(ST_OFFCPU_FILTERED),
+	METRIC(CL_STATS, ST_OFFCPU_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_NSEC),
+	STAT(ST_OFFCPU_BPF_RUN_COUNT),
+	STAT(ST_PAGEFAULT_SAMPLES), STAT(ST_PAGEFAULT_FILTERED), STAT(ST_PAGEFAULT_MAP_FULL),
+	METRIC(CL_STATS, ST_PAGEFAULT_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER,
+	       UNITS_NSEC),
+	STAT(ST_PAGEFAULT_BPF_RUN_COUNT),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -146,6 +157,15 @@ static const int sampler_stat_of[ST_NITEMS] = {
 	[ST_UNWIND_NO_PROCESS] = SP_STAT_UNWIND_NO_PROCESS + 1,
 	[ST_UNWIND_REFRESHES] = SP_STAT_UNWIND_REFRESH + 1,
 	[ST_USTACK_MAP_FULL] = SP_STAT_USTACK_MAP_FULL + 1,
+	[ST_OFFCPU_SWITCHES] = SP_STAT_SWITCHES + 1,
+	[ST_OFFCPU_INTERVALS] = SP_STAT_OFFCPU_INTERVALS + 1,
+	[ST_OFFCPU_USEC] = SP_STAT_OFFCPU_USEC + 1, [ST_OFFCPU_SHORT] = SP_STAT_OFFCPU_SHORT + 1,
+	[ST_OFFCPU_SHORT_USEC] = SP_STAT_OFFCPU_SHORT_USEC + 1,
+	[ST_OFFCPU_MAP_FULL] = SP_STAT_OFFCPU_MAP_FULL + 1,
+	[ST_OFFCPU_FILTERED] = SP_STAT_OFFCPU_FILTERED + 1,
+	[ST_PAGEFAULT_SAMPLES] = SP_STAT_PAGEFAULT_SAMPLES + 1,
+	[ST_PAGEFAULT_FILTERED] = SP_STAT_PAGEFAULT_FILTERED + 1,
+	[ST_PAGEFAULT_MAP_FULL] = SP_STAT_PAGEFAULT_MAP_FULL + 1,
 	/* 0 = not a sp_stat; +1 keeps index 0 usable */
 };
 
@@ -275,12 +295,15 @@ fetch_sampler_stat(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 			return PMDA_FETCH_NOVALUES;
 		face->snap.have_sampler = true;
 	}
-	if (sampler_stat_of[item])
-		atom->ull = st->stat[sampler_stat_of[item] - 1];
-	else if (item == ST_BPF_RUN_TIME)
-		atom->ull = st->bpf_run_time_ns;
-	else
-		atom->ull = st->bpf_run_count;
+	switch (item) {
+	case ST_BPF_RUN_TIME:		atom->ull = st->bpf_run_time_ns; break;
+	case ST_BPF_RUN_COUNT:		atom->ull = st->bpf_run_count; break;
+	case ST_OFFCPU_BPF_RUN_TIME:	atom->ull = st->offcpu_run_time_ns; break;
+	case ST_OFFCPU_BPF_RUN_COUNT:	atom->ull = st->offcpu_run_count; break;
+	case ST_PAGEFAULT_BPF_RUN_TIME:	atom->ull = st->pagefault_run_time_ns; break;
+	case ST_PAGEFAULT_BPF_RUN_COUNT: atom->ull = st->pagefault_run_count; break;
+	default:			atom->ull = st->stat[sampler_stat_of[item] - 1]; break;
+	}
 	return PMDA_FETCH_STATIC;
 }
 
@@ -355,7 +378,9 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 
 	if (item >= ST_NITEMS)
 		return PM_ERR_PMID;
-	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT)
+	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT ||
+	    item == ST_OFFCPU_BPF_RUN_TIME || item == ST_OFFCPU_BPF_RUN_COUNT ||
+	    item == ST_PAGEFAULT_BPF_RUN_TIME || item == ST_PAGEFAULT_BPF_RUN_COUNT)
 		return fetch_sampler_stat(face, item, atom);
 	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
 	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES) ||
@@ -405,27 +430,44 @@ fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 	return fetch_profile(&face->agent->profiles[def - profile_defs], item, inst, atom);
 }
 
-/* The process list changed (after each drain). */
+static int
+by_inst(const void *a, const void *b)
+{
+	const pmdaInstid	*x = a, *y = b;
+
+	return (x->i_inst > y->i_inst) - (x->i_inst < y->i_inst);
+}
+
+/* The process list changed (after each drain): the processes of every
+ * profile's window, once each (a sleeper may be in the off-CPU window
+ * alone); a profile's metrics have no value for the others. */
 static void
 refresh_processes(struct pcp_face *face)
 {
 	struct window_proc *const	*procs;
-	size_t				i, n = window_procs(face->agent->profiles[PROFILE_ONCPU].window,
-							    &procs);
-	pmdaInstid			*v = realloc(face->proc_instances, (n ? n : 1) * sizeof(*v));
+	size_t				i, k, n = 0, m;
+	int				p;
+	pmdaInstid			*v;
 
-	if (v == NULL) {
+	for (p = 0; p < NPROFILES; p++)
+		n += window_procs(face->agent->profiles[p].window, &procs);
+	if ((v = realloc(face->proc_instances, (n ? n : 1) * sizeof(*v))) == NULL) {
 		pmNoMem("process instances", n * sizeof(*v), PM_RECOV_ERR);
 		face->indoms[INDOM_PROCESS].it_numinst = 0;	/* names may be stale */
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		v[i].i_inst = (int)procs[i]->pid;
-		v[i].i_name = procs[i]->instname;
-	}
+	for (n = 0, p = 0; p < NPROFILES; p++)
+		for (i = 0, m = window_procs(face->agent->profiles[p].window, &procs); i < m; i++) {
+			v[n].i_inst = (int)procs[i]->pid;
+			v[n++].i_name = procs[i]->instname;
+		}
+	qsort(v, n, sizeof(*v), by_inst);
+	for (i = k = 0; i < n; i++)
+		if (k == 0 || v[k - 1].i_inst != v[i].i_inst)
+			v[k++] = v[i];
 	face->proc_instances = v;
 	face->indoms[INDOM_PROCESS].it_set = v;
-	face->indoms[INDOM_PROCESS].it_numinst = (int)n;
+	face->indoms[INDOM_PROCESS].it_numinst = (int)k;
 }
 
 /* The heat map's instances follow stackprof.control.heatmap_slots; they
@@ -559,6 +601,8 @@ add_profile_metrics(pmdaMetric *m, const struct profile_def *def)
 		if ((item == REC_COUNT || item == PROF_SAMPLES || item == PROF_FLAME) &&
 		    def->count_unit == PROFILE_UNIT_USEC)
 			m[i].m_desc.units = (pmUnits)UNITS_USEC;
+		if (item == REC_VALUE && def->value_unit == PROFILE_UNIT_COUNT)
+			m[i].m_desc.units = (pmUnits)UNITS_COUNT;
 		if (item == PROF_FLAME)
 			m[i].m_desc.indom = INDOM_FLAME + (unsigned)(def - profile_defs);
 	}

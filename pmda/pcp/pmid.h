@@ -2,7 +2,8 @@
  * pmid.h - PMIDs and instance domains of pmdastackprof.
  *
  * Clusters: 0 control (storable: the items are the control table's, in
- * agent/control_table.c), 1 oncpu, 2 heatmap, 3 stats.  A profile's
+ * agent/control_table.c), 1 oncpu, 2 heatmap, 3 stats, 4 offcpu,
+ * 5 pagefault.  A profile's
  * cluster comes from its row in agent/profiles.c and holds the items of
  * enum profile_item.  The full list with types is in metrics.c and
  * docs/design.md ("PMDA").
@@ -59,6 +60,11 @@ enum stats_item {
 	ST_DEBUGINFOD_REQUESTS = 90, ST_DEBUGINFOD_HITS, ST_DEBUGINFOD_MISSES,
 	ST_DEBUGINFOD_FAILURES, ST_DEBUGINFOD_REJECTED, ST_DEBUGINFOD_BYTES,
 	ST_DEBUGINFOD_CACHE_BYTES, ST_DEBUGINFOD_SLOWEST, ST_DEBUGINFOD_NAMED_FILES,
+	ST_OFFCPU_SWITCHES = 100, ST_OFFCPU_INTERVALS, ST_OFFCPU_USEC, ST_OFFCPU_SHORT,
+	ST_OFFCPU_SHORT_USEC, ST_OFFCPU_MAP_FULL, ST_OFFCPU_FILTERED,
+	ST_OFFCPU_BPF_RUN_TIME, ST_OFFCPU_BPF_RUN_COUNT,
+	ST_PAGEFAULT_SAMPLES = 110, ST_PAGEFAULT_FILTERED, ST_PAGEFAULT_MAP_FULL,
+	ST_PAGEFAULT_BPF_RUN_TIME, ST_PAGEFAULT_BPF_RUN_COUNT,
 	ST_NITEMS
 };
 

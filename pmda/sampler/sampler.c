@@ -3,7 +3,8 @@
  * change its rate, and hand out exec notifications.  Per-CPU events live
  * in sampler_cpus.c, draining in sampler_drain.c, resizing in
  * sampler_resize.c, the process filter in sampler_filter.c, counters and
- * heat map in sampler_counters.c.
+ * heat map in sampler_counters.c, the off-CPU and page-fault profiles in
+ * sampler_offcpu.c and sampler_pagefault.c.
  * Every function returns 0 (or a count) or -errno and never exits.
  */
 #include <errno.h>
@@ -21,6 +22,10 @@
 #define STACKS_MIN		2048
 #define STACKS_MAX		32768
 #define OVERFLOW_MIN		512
+#define PF_COUNTS		4096	/* distinct faulting stacks per generation */
+#define OFFCPU_COUNTS		8192	/* distinct sleeping stacks per generation */
+#define OFFCPU_STACKS		8192	/* their kernel and user stacks */
+#define OFFCPU_SLEEPERS		16384	/* threads with a record (2 KiB each) */
 
 static uint32_t
 clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
@@ -44,7 +49,9 @@ pow2_at_least(uint64_t v)
  * runs late; each key has at most one user stack.  Kernel stack maps hash
  * into power-of-two buckets and refuse a second stack in a taken bucket; 4
  * buckets per possible stack plus the overflow map keep such losses rare
- * (see docs/design.md).
+ * (see docs/design.md).  Off-CPU and page-fault maps do not grow with
+ * the rate: they hold what threads sleep in or fault from in an interval,
+ * and the off-CPU ones allocate only what is used.
  */
 struct map_sizes
 sampler_map_sizes(int ncpus, const struct sampler_config *c)
@@ -56,6 +63,10 @@ sampler_map_sizes(int ncpus, const struct sampler_config *c)
 	z.stacks = pow2_at_least(clamp_u32(4 * per_interval, STACKS_MIN, STACKS_MAX));
 	z.overflow = clamp_u32(z.stacks / 4, OVERFLOW_MIN, STACKS_MAX);
 	z.ustacks = clamp_u32(2 * per_interval, COUNT_MIN, STACKS_MAX);
+	z.pf_counts = PF_COUNTS;
+	z.offcpu_counts = OFFCPU_COUNTS;
+	z.offcpu_stacks = OFFCPU_STACKS;
+	z.offcpu_pending = OFFCPU_SLEEPERS;
 	return z;
 }
 
@@ -68,7 +79,10 @@ size_maps(struct sampler *s, bool shared)
 	struct bpf_map *stack_maps[] = { k->maps.stacks0, k->maps.stacks1 };
 	struct bpf_map *overflow_maps[] = { k->maps.overflow0, k->maps.overflow1 };
 	struct bpf_map *ustack_maps[] = { k->maps.ustacks0, k->maps.ustacks1 };
-	int err = 0;
+	struct bpf_map *pf_maps[] = { k->maps.pf_counts0, k->maps.pf_counts1 };
+	struct bpf_map *off_counts[] = { k->maps.offcpu_counts0, k->maps.offcpu_counts1 };
+	struct bpf_map *off_stacks[] = { k->maps.offcpu_stacks0, k->maps.offcpu_stacks1 };
+	int err = bpf_map__set_max_entries(k->maps.offcpu_pending, z.offcpu_pending);
 
 	for (int g = 0; g < SP_GENERATIONS && !err; g++) {
 		err = bpf_map__set_max_entries(count_maps[g], z.counts);
@@ -78,6 +92,12 @@ size_maps(struct sampler *s, bool shared)
 			err = bpf_map__set_max_entries(overflow_maps[g], z.overflow);
 		if (!err)
 			err = bpf_map__set_max_entries(ustack_maps[g], z.ustacks);
+		if (!err)
+			err = bpf_map__set_max_entries(pf_maps[g], z.pf_counts);
+		if (!err)
+			err = bpf_map__set_max_entries(off_counts[g], z.offcpu_counts);
+		if (!err)
+			err = bpf_map__set_max_entries(off_stacks[g], z.offcpu_stacks);
 	}
 	if (!err && !shared)
 		err = sampler_unwind_size(s);
@@ -149,13 +169,8 @@ ustack_hash_mask(void)
 	return n <= 0 || n >= 64 ? ~0ull : (1ull << n) - 1;
 }
 
-/*
- * Open, size and load a BPF object for s->cfg, with the buffers its drain
- * needs.  With share, the filter, counters, heat map, exec queue and unwind
- * tables are share's own maps (see sampler_reconfigure).
- */
-int
-sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
+static int
+open_and_load(struct sampler *s, const struct stackprof_bpf *share, bool raw_tp)
 {
 	int err;
 
@@ -166,11 +181,36 @@ sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
 	s->skel->rodata->have_tai = !getenv("STACKPROF_SAMPLER_NO_TAI") &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_ktime_get_tai_ns, NULL) > 0;
 	s->skel->rodata->ustack_hash_mask = ustack_hash_mask();
+	sampler_offcpu_choose(s, raw_tp);
 	if (share && (err = share_maps(s->skel, share)) < 0)
 		return err;
-	if ((err = size_maps(s, share != NULL)) < 0 || (err = stackprof_bpf__load(s->skel)) < 0)
+	if ((err = size_maps(s, share != NULL)) < 0)
 		return err;
-	if ((err = sampler_ustacks_init(&s->ustacks)) < 0)
+	return stackprof_bpf__load(s->skel);
+}
+
+/*
+ * Open, size and load a BPF object for s->cfg, with the buffers its drain
+ * needs.  With share, the filter, counters, heat map, exec queue and unwind
+ * tables are share's own maps (see sampler_reconfigure).  Where the kernel
+ * refuses the object, it is loaded again with sched_switch as a raw
+ * tracepoint (STACKPROF_SAMPLER_NO_TP_BTF starts there, for tests).
+ */
+int
+sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
+{
+	bool raw = s->raw_tp || getenv("STACKPROF_SAMPLER_NO_TP_BTF") != NULL;
+	int err = open_and_load(s, share, raw);
+
+	if (err < 0 && !raw && s->skel) {
+		stackprof_bpf__destroy(s->skel);
+		sampler_cache_free(&s->cache);
+		err = open_and_load(s, share, true);
+	}
+	if (err < 0)
+		return err;
+	if ((err = sampler_ustacks_init(&s->ustacks)) < 0 ||
+	    (err = sampler_ustacks_init(&s->offstacks)) < 0)
 		return err;
 	if (share)
 		s->skel->bss->unwind_mode = share->bss->unwind_mode;
@@ -211,6 +251,8 @@ sampler_open(struct sampler **sp, const struct sampler_config *config)
 		return -ENOMEM;
 	s->cfg = *config;
 	s->online_fd = -1;
+	s->offcpu_min_us = SAMPLER_OFFCPU_MIN_US;
+	s->pagefault_period = SAMPLER_PAGEFAULT_PERIOD;
 	/* the drain path of kernels without batch map ops (nor stack map
 	 * lookup-and-delete), forced for tests */
 	s->no_batch = getenv("STACKPROF_SAMPLER_NO_BATCH") != NULL;
@@ -244,11 +286,30 @@ sampler_close(struct sampler *s)
 		close(s->online_fd);
 	sampler_cache_free(&s->cache);
 	sampler_ustacks_free(&s->ustacks);
+	sampler_ustacks_free(&s->offstacks);
 	sampler_unwind_free(&s->unwind);
 	free(s->keys);
 	free(s->values);
 	free(s->percpu);
 	free(s);
+}
+
+static void
+detach_all(struct sampler *s)
+{
+	sampler_cpus_detach(s);
+	sampler_pagefault_detach(s);
+	sampler_offcpu_detach(s);
+	bpf_link__destroy(s->exec_link);
+	bpf_link__destroy(s->exit_link);
+	s->exec_link = s->exit_link = NULL;
+}
+
+static int
+attach_link(struct bpf_link **link, struct bpf_program *prog)
+{
+	*link = bpf_program__attach(prog);
+	return *link ? 0 : -errno ? -errno : -EINVAL;
 }
 
 int
@@ -259,22 +320,16 @@ sampler_set_enabled(struct sampler *s, bool enabled)
 	if (enabled == s->enabled)
 		return 0;
 	if (!enabled) {
-		sampler_cpus_detach(s);
-		bpf_link__destroy(s->exec_link);
-		bpf_link__destroy(s->exit_link);
-		s->exec_link = s->exit_link = NULL;
+		detach_all(s);
 		s->enabled = false;
 		return 0;
 	}
-	s->exec_link = bpf_program__attach(s->skel->progs.exec_notify);
-	if (!s->exec_link)
-		return -errno ? -errno : -EINVAL;
-	s->exit_link = bpf_program__attach(s->skel->progs.exit_notify);
-	err = s->exit_link ? sampler_cpus_attach(s, s->cfg.frequency_hz) : -errno ? -errno : -EINVAL;
-	if (err < 0) {
-		bpf_link__destroy(s->exec_link);
-		bpf_link__destroy(s->exit_link);
-		s->exec_link = s->exit_link = NULL;
+	if ((err = attach_link(&s->exec_link, s->skel->progs.exec_notify)) < 0 ||
+	    (err = attach_link(&s->exit_link, s->skel->progs.exit_notify)) < 0 ||
+	    (err = sampler_cpus_attach(s, s->cfg.frequency_hz)) < 0 ||
+	    (s->offcpu_on && (err = sampler_offcpu_attach(s)) < 0) ||
+	    (s->pagefault_on && (err = sampler_pagefault_attach(s)) < 0)) {
+		detach_all(s);
 		return err;
 	}
 	s->enabled = true;

@@ -32,12 +32,29 @@ struct sampler_config {
 #define SAMPLER_UNWIND_TABLES		4096
 #define SAMPLER_UNWIND_PROCESSES	4096		/* 4 KiB each, when used */
 
-/* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run time. */
+/* Off-CPU and page-fault defaults (see docs/design.md "Off-CPU and page faults"). */
+#define SAMPLER_OFFCPU_MIN_US		1	/* shorter blocks are dropped (counted) */
+#define SAMPLER_PAGEFAULT_PERIOD	100	/* one sample per 100 faults */
+
+/* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run
+ * time (0 unless kernel.bpf_stats_enabled) of each program. */
 struct sampler_stats {
 	uint64_t	stat[SP_STAT_NR];
-	uint64_t	bpf_run_time_ns;	/* 0 unless kernel.bpf_stats_enabled */
+	uint64_t	bpf_run_time_ns;	/* on-CPU: sample() */
 	uint64_t	bpf_run_count;
+	uint64_t	offcpu_run_time_ns;	/* the sched_switch program */
+	uint64_t	offcpu_run_count;
+	uint64_t	pagefault_run_time_ns;	/* pagefault_sample() */
+	uint64_t	pagefault_run_count;
 	uint64_t	drains;
+};
+
+/* What a drained stack's count counts. */
+enum sampler_profile {
+	SAMPLER_ONCPU = 0,		/* samples */
+	SAMPLER_OFFCPU,			/* microseconds blocked */
+	SAMPLER_PAGEFAULT,		/* estimated faults: samples x period */
+	SAMPLER_PROFILES
 };
 
 /* One aggregated stack of a drained generation.  ips are innermost first,
@@ -45,6 +62,7 @@ struct sampler_stats {
  * stack (a user-mode sample has no kernel stack, a kernel thread no user
  * stack) or it was lost (counted).  Valid only during the callback. */
 struct sampled_stack {
+	enum sampler_profile profile;
 	const struct sp_stack_key *key;
 	uint64_t	count;
 	const uint64_t	*kernel_ips;
@@ -61,8 +79,34 @@ typedef void (*sampler_stack_fn)(void *arg, const struct sampled_stack *stack);
 int sampler_open(struct sampler **sp, const struct sampler_config *config);
 void sampler_close(struct sampler *s);
 
-/* Attach (true) or detach every perf event; detached costs nothing. */
+/* Attach (true) or detach every perf event and tracepoint of every
+ * profile switched on; detached costs nothing. */
 int sampler_set_enabled(struct sampler *s, bool enabled);
+
+/*
+ * Off-CPU profile: off at open.  On (and enabled), every context switch
+ * runs the sched_switch program: a thread that goes to sleep has its
+ * stacks taken, and when it runs again the microseconds it was blocked,
+ * if at least min_us, are counted under them (SAMPLER_OFFCPU stacks).
+ * A sleep that began before the program was attached is not counted.
+ * Off, nothing runs and the sleepers' records are freed.
+ */
+int sampler_set_offcpu(struct sampler *s, bool on);
+/* Any value; 0 keeps every interval.  Takes effect for intervals ending
+ * after it returns. */
+int sampler_set_offcpu_min_us(struct sampler *s, unsigned min_us);
+/* true when sched_switch is the raw tracepoint (tp_btf refused to load, or
+ * STACKPROF_SAMPLER_NO_TP_BTF was set at open). */
+bool sampler_offcpu_raw_tp(struct sampler *s);
+
+/*
+ * Page-fault profile: off at open.  On (and enabled), a PAGE_FAULTS
+ * software event per online CPU samples one fault in `period`, counted
+ * as `period` faults (SAMPLER_PAGEFAULT stacks).  A new period (> 0, else
+ * -EINVAL) re-opens the events; a refused one leaves the old.
+ */
+int sampler_set_pagefault(struct sampler *s, bool on);
+int sampler_set_pagefault_period(struct sampler *s, unsigned period);
 /* Re-open the perf events at a new rate; on error the old rate stays. */
 int sampler_set_frequency(struct sampler *s, unsigned frequency_hz);
 /* Select processes: all == true samples every process (tgids ignored);
@@ -88,10 +132,12 @@ int sampler_reconfigure(struct sampler *s, const struct sampler_config *config,
 			sampler_stack_fn fn, void *arg);
 
 /*
- * Switch the BPF program to the other generation, then hand every stack of
- * the retired generation to fn and empty it.  No sample is lost in between:
- * the counts handed out sum to the rise of SP_STAT_SAMPLES minus what
- * SP_STAT_MAP_FULL counted.
+ * Switch the BPF programs to the other generation, then hand every stack
+ * of the retired generation, of every profile, to fn and empty it.  No
+ * sample is lost in between: the on-CPU counts handed out sum to the rise
+ * of SP_STAT_SAMPLES, the off-CPU ones to that of SP_STAT_OFFCPU_USEC, the
+ * page-fault ones to period x SP_STAT_PAGEFAULT_SAMPLES (less what the
+ * *_MAP_FULL counters counted).
  */
 int sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg);
 

@@ -80,12 +80,28 @@ sampler_possible_cpus(struct sampler *s)
 	return s->ncpus;
 }
 
+/* A program's run time and count (0 unless kernel.bpf_stats_enabled, or
+ * for a program not loaded). */
+static void
+run_time(struct bpf_program *prog, uint64_t *ns, uint64_t *count)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	memset(&info, 0, sizeof(info));
+	if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
+		*ns = info.run_time_ns;
+		*count = info.run_cnt;
+	}
+}
+
 int
 sampler_read_stats(struct sampler *s, struct sampler_stats *stats)
 {
 	const struct sp_stats *percpu = s->percpu;
-	struct bpf_prog_info info;
-	__u32 zero = 0, len = sizeof(info);
+	struct stackprof_bpf *k = s->skel;
+	__u32 zero = 0;
 	int err;
 
 	memset(stats, 0, sizeof(*stats));
@@ -97,11 +113,11 @@ sampler_read_stats(struct sampler *s, struct sampler_stats *stats)
 			stats->stat[i] += percpu[cpu].stat[i];
 	stats->stat[SP_STAT_KSTACK_MISSING] += s->lost_stacks[0];
 	stats->stat[SP_STAT_USTACK_MISSING] += s->lost_stacks[1];
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(s->skel->progs.sample), &info, &len) == 0) {
-		stats->bpf_run_time_ns = info.run_time_ns;
-		stats->bpf_run_count = info.run_cnt;
-	}
+	run_time(k->progs.sample, &stats->bpf_run_time_ns, &stats->bpf_run_count);
+	run_time(s->raw_tp ? k->progs.offcpu_switch_raw : k->progs.offcpu_switch,
+		 &stats->offcpu_run_time_ns, &stats->offcpu_run_count);
+	run_time(k->progs.pagefault_sample, &stats->pagefault_run_time_ns,
+		 &stats->pagefault_run_count);
 	stats->drains = s->drains;
 	return 0;
 }

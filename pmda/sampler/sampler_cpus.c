@@ -1,7 +1,8 @@
 /*
- * sampler_cpus.c - one PERF_COUNT_SW_CPU_CLOCK event per online CPU, each
- * running the sample() BPF program.  Detached, the sampler costs nothing:
- * no event exists.
+ * sampler_cpus.c - one perf event per online CPU, each running a BPF
+ * program: CPU_CLOCK events for the on-CPU profile here, and the same
+ * machinery for any other event set (page faults: sampler_pagefault.c).
+ * Detached, a set costs nothing: no event exists.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,16 +17,9 @@
 
 /* An offline CPU (perf_event_open says ENODEV) is not an error. */
 static int
-open_cpu_clock(int cpu, unsigned frequency_hz)
+open_event(const struct perf_event_attr *attr, int cpu)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = frequency_hz,
-	};
-	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }
@@ -40,12 +34,12 @@ close_fds(int *fds, int n)
 
 /* fds[cpu] = event fd, or -1 where the CPU is offline. */
 static int
-open_all(int ncpus, unsigned frequency_hz, int *fds)
+open_all(int ncpus, const struct perf_event_attr *attr, int *fds)
 {
 	int opened = 0;
 
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		fds[cpu] = open_cpu_clock(cpu, frequency_hz);
+		fds[cpu] = open_event(attr, cpu);
 		if (fds[cpu] == -ENODEV) {
 			fds[cpu] = -1;
 			continue;
@@ -87,12 +81,12 @@ read_online(struct sampler *s, char *buf, size_t size)
 
 /* On success every fd belongs to a link; on failure all are closed. */
 static int
-attach_all(struct sampler *s, int *fds, struct bpf_link **links)
+attach_all(struct sampler *s, struct bpf_program *prog, int *fds, struct bpf_link **links)
 {
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		if (fds[cpu] < 0)
 			continue;
-		links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fds[cpu]);
+		links[cpu] = bpf_program__attach_perf_event(prog, fds[cpu]);
 		if (!links[cpu]) {
 			int err = -errno;
 
@@ -105,6 +99,82 @@ attach_all(struct sampler *s, int *fds, struct bpf_link **links)
 	return 0;
 }
 
+int
+cpu_events_attach(struct sampler *s, struct cpu_events *ev,
+		  const struct perf_event_attr *attr, struct bpf_program *prog)
+{
+	int *fds = malloc(s->ncpus * sizeof(*fds));
+	struct bpf_link **links = calloc(s->ncpus, sizeof(*links));
+	char online[sizeof(ev->online)];
+	int err = -ENOMEM;
+
+	if (!fds || !links)
+		goto out;
+	read_online(s, online, sizeof(online));	/* before opening: a change meanwhile shows next time */
+	err = open_all(s->ncpus, attr, fds);
+	if (err)
+		goto out;
+	cpu_events_detach(s, ev);
+	err = attach_all(s, prog, fds, links);
+	if (err)
+		goto out;
+	ev->links = links;
+	links = NULL;
+	memcpy(ev->online, online, sizeof(online));
+out:
+	free(fds);
+	free(links);
+	return err;
+}
+
+void
+cpu_events_detach(struct sampler *s, struct cpu_events *ev)
+{
+	if (!ev->links)
+		return;
+	destroy_links(ev->links, s->ncpus);
+	free(ev->links);
+	ev->links = NULL;
+}
+
+int
+cpu_events_probe(struct sampler *s, const struct perf_event_attr *attr)
+{
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		int fd = open_event(attr, cpu);
+
+		if (fd == -ENODEV)
+			continue;
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? fd : 0;
+	}
+	return -ENODEV;
+}
+
+bool
+cpu_events_stale(struct sampler *s, const struct cpu_events *ev)
+{
+	char online[sizeof(ev->online)];
+
+	read_online(s, online, sizeof(online));
+	return !ev->links || strcmp(online, ev->online) != 0;
+}
+
+static struct perf_event_attr
+cpu_clock(unsigned frequency_hz)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = frequency_hz,
+	};
+
+	return attr;
+}
+
 /*
  * Sample every online CPU at frequency_hz, replacing any events running.
  * The new events are opened first (that is where a bad rate fails) and the
@@ -114,42 +184,19 @@ attach_all(struct sampler *s, int *fds, struct bpf_link **links)
 int
 sampler_cpus_attach(struct sampler *s, unsigned frequency_hz)
 {
-	int *fds = malloc(s->ncpus * sizeof(*fds));
-	struct bpf_link **links = calloc(s->ncpus, sizeof(*links));
-	bool was_attached = s->perf_links != NULL;
-	char online[sizeof(s->online)];
-	int err = -ENOMEM;
+	struct perf_event_attr attr = cpu_clock(frequency_hz);
+	bool was_attached = s->clock.links != NULL;
+	int err = cpu_events_attach(s, &s->clock, &attr, s->skel->progs.sample);
 
-	if (!fds || !links)
-		goto out;
-	read_online(s, online, sizeof(online));	/* before opening: a change meanwhile shows next time */
-	err = open_all(s->ncpus, frequency_hz, fds);
-	if (err)
-		goto out;
-	sampler_cpus_detach(s);
-	err = attach_all(s, fds, links);
-	if (err) {
-		if (was_attached && frequency_hz != s->cfg.frequency_hz)
-			(void)sampler_cpus_attach(s, s->cfg.frequency_hz);
-		goto out;
-	}
-	s->perf_links = links;
-	links = NULL;
-	memcpy(s->online, online, sizeof(online));
-out:
-	free(fds);
-	free(links);
+	if (err && was_attached && !s->clock.links && frequency_hz != s->cfg.frequency_hz)
+		(void)sampler_cpus_attach(s, s->cfg.frequency_hz);
 	return err;
 }
 
 void
 sampler_cpus_detach(struct sampler *s)
 {
-	if (!s->perf_links)
-		return;
-	destroy_links(s->perf_links, s->ncpus);
-	free(s->perf_links);
-	s->perf_links = NULL;
+	cpu_events_detach(s, &s->clock);
 }
 
 /*
@@ -161,14 +208,19 @@ sampler_cpus_detach(struct sampler *s)
 int
 sampler_cpus_refresh(struct sampler *s)
 {
-	char online[sizeof(s->online)];
+	int err = 0;
 
 	if (!s->enabled)
 		return 0;
-	read_online(s, online, sizeof(online));
-	if (strcmp(online, s->online) == 0 && s->perf_links)
-		return 0;
-	return sampler_cpus_attach(s, s->cfg.frequency_hz);
+	if (cpu_events_stale(s, &s->clock))
+		err = sampler_cpus_attach(s, s->cfg.frequency_hz);
+	if (s->pagefault_on && cpu_events_stale(s, &s->faults)) {
+		int e = sampler_pagefault_attach(s);
+
+		if (!err)
+			err = e;
+	}
+	return err;
 }
 
 /* Would frequency_hz be accepted?  Checked while detached, so that a
@@ -176,14 +228,7 @@ sampler_cpus_refresh(struct sampler *s)
 int
 sampler_cpus_probe(struct sampler *s, unsigned frequency_hz)
 {
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		int fd = open_cpu_clock(cpu, frequency_hz);
+	struct perf_event_attr attr = cpu_clock(frequency_hz);
 
-		if (fd == -ENODEV)
-			continue;
-		if (fd >= 0)
-			close(fd);
-		return fd < 0 ? fd : 0;
-	}
-	return -ENODEV;
+	return cpu_events_probe(s, &attr);
 }

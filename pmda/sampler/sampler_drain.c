@@ -1,11 +1,14 @@
 /*
  * sampler_drain.c - retire a generation and hand its stacks to the PMDA.
  *
- * The BPF program writes generation g; sampler_drain() switches it to g^1,
- * waits until no program still running can have read g (a grace period),
- * then empties g's user stack map (sampler_ustack.c) and count map (batch
+ * The BPF programs write generation g; sampler_drain() switches them to
+ * g^1, waits until no program still running can have read g (a grace
+ * period), then empties g's user stack map and off-CPU stack map
+ * (sampler_ustack.c) and the count map of every profile (batch
  * lookup-and-delete where the kernel has it), reads each kernel stack the
- * counts reference once, and empties g's kernel stack maps.
+ * counts reference once, and empties g's kernel stack maps.  On-CPU and
+ * page-fault samples share the stack maps; off-CPU stacks have their own
+ * (see bpf/offcpu.bpf.h for why).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -169,15 +172,36 @@ read_stack(struct sampler *s, int gen, __s32 id, const uint64_t **ips)
 	return c->depth[slot];
 }
 
-static void
-deliver(struct sampler *s, int gen, uint32_t n, sampler_stack_fn fn, void *arg)
+/* An off-CPU kernel stack: its id is its key in the off-CPU stack map;
+ * it starts where the thread's own frames do. */
+static int
+read_offcpu_stack(struct sampler *s, __s32 id, const uint64_t **ips)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct sampled_stack st = { .key = &s->keys[i], .count = s->values[i] };
-		const struct sp_user_stack *u = sampler_ustacks_find(&s->ustacks, st.key->user_stack);
+	const struct sp_user_stack *k = id >= 0 ? sampler_ustacks_find(&s->offstacks, (uint64_t)id) : NULL;
+	int skip;
 
-		st.nkernel = read_stack(s, gen, st.key->kernel_stack_id, &st.kernel_ips);
-		if (st.key->kernel_stack_id >= 0 && st.nkernel == 0)
+	*ips = NULL;
+	if (!k || k->nframes == 0)
+		return 0;
+	skip = sampler_offcpu_trim(s, (const uint64_t *)k->pcs, (int)k->nframes);
+	*ips = (const uint64_t *)k->pcs + skip;
+	return (int)k->nframes - skip;
+}
+
+static void
+deliver(struct sampler *s, enum sampler_profile p, int gen, uint32_t n,
+	sampler_stack_fn fn, void *arg)
+{
+	const struct ustack_cache *users = p == SAMPLER_OFFCPU ? &s->offstacks : &s->ustacks;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct sampled_stack st = { .profile = p, .key = &s->keys[i], .count = s->values[i] };
+		const struct sp_user_stack *u = sampler_ustacks_find(users, st.key->user_stack);
+		__s32 kid = st.key->kernel_stack_id;
+
+		st.nkernel = p == SAMPLER_OFFCPU ? read_offcpu_stack(s, kid, &st.kernel_ips)
+						 : read_stack(s, gen, kid, &st.kernel_ips);
+		if (kid >= 0 && st.nkernel == 0)
 			s->lost_stacks[0] += st.count;
 		if (u) {
 			st.user_ips = (const uint64_t *)u->pcs;
@@ -192,7 +216,8 @@ deliver(struct sampler *s, int gen, uint32_t n, sampler_stack_fn fn, void *arg)
 
 /* Empty the map in count_entries-sized batches: usually one syscall. */
 static int
-drain_batch(struct sampler *s, int fd, int gen, sampler_stack_fn fn, void *arg)
+drain_batch(struct sampler *s, enum sampler_profile p, int fd, int gen,
+	    sampler_stack_fn fn, void *arg)
 {
 	__u64 token = 0;
 
@@ -203,7 +228,7 @@ drain_batch(struct sampler *s, int fd, int gen, sampler_stack_fn fn, void *arg)
 
 		if (err < 0 && err != -ENOENT && first)
 			return err;
-		deliver(s, gen, n, fn, arg);
+		deliver(s, p, gen, n, fn, arg);
 		if (err == -ENOENT)
 			return 0;
 		if (err < 0)
@@ -211,38 +236,55 @@ drain_batch(struct sampler *s, int fd, int gen, sampler_stack_fn fn, void *arg)
 	}
 }
 
-/* For kernels without batch ops: list every key, then take each. */
+/* For kernels without batch ops: list keys, then take each, a buffer at a
+ * time (the first key of what is left each time: the map shrinks). */
 static int
-drain_iterate(struct sampler *s, int fd, int gen, sampler_stack_fn fn, void *arg)
+drain_iterate(struct sampler *s, enum sampler_profile p, int fd, int gen,
+	      sampler_stack_fn fn, void *arg)
 {
-	uint32_t n = 0, kept = 0;
-	struct sp_stack_key *prev = NULL;
+	for (;;) {
+		uint32_t n = 0, kept = 0;
+		struct sp_stack_key *prev = NULL;
 
-	while (n < s->count_entries && bpf_map_get_next_key(fd, prev, &s->keys[n]) == 0)
-		prev = &s->keys[n++];
-	for (uint32_t i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(fd, &s->keys[i], &s->values[kept]) < 0)
-			continue;
-		bpf_map_delete_elem(fd, &s->keys[i]);
-		s->keys[kept++] = s->keys[i];
+		while (n < s->count_entries && bpf_map_get_next_key(fd, prev, &s->keys[n]) == 0)
+			prev = &s->keys[n++];
+		for (uint32_t i = 0; i < n; i++) {
+			if (bpf_map_lookup_elem(fd, &s->keys[i], &s->values[kept]) < 0)
+				continue;
+			bpf_map_delete_elem(fd, &s->keys[i]);
+			s->keys[kept++] = s->keys[i];
+		}
+		deliver(s, p, gen, kept, fn, arg);
+		if (n < s->count_entries || kept == 0)
+			return 0;
 	}
-	deliver(s, gen, kept, fn, arg);
-	return 0;
+}
+
+static struct bpf_map *
+count_map(struct sampler *s, enum sampler_profile p, int gen)
+{
+	switch (p) {
+	case SAMPLER_OFFCPU:
+		return gen ? s->skel->maps.offcpu_counts1 : s->skel->maps.offcpu_counts0;
+	case SAMPLER_PAGEFAULT:
+		return gen ? s->skel->maps.pf_counts1 : s->skel->maps.pf_counts0;
+	default:
+		return gen ? s->skel->maps.counts1 : s->skel->maps.counts0;
+	}
 }
 
 static int
-drain_counts(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
+drain_counts(struct sampler *s, enum sampler_profile p, int gen, sampler_stack_fn fn, void *arg)
 {
-	struct bpf_map *map = gen ? s->skel->maps.counts1 : s->skel->maps.counts0;
-	int fd = bpf_map__fd(map), err;
+	int fd = bpf_map__fd(count_map(s, p, gen)), err;
 
 	if (!s->no_batch) {
-		err = drain_batch(s, fd, gen, fn, arg);
+		err = drain_batch(s, p, fd, gen, fn, arg);
 		if (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP)
 			return err;
 		s->no_batch = true;
 	}
-	return drain_iterate(s, fd, gen, fn, arg);
+	return drain_iterate(s, p, fd, gen, fn, arg);
 }
 
 /* Forget the stacks read (ids mean other stacks in the other generation);
@@ -284,11 +326,16 @@ clear_stacks(struct sampler *s, int gen)
 int
 sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg)
 {
-	int err = sampler_ustacks_read(s, gen);
+	struct stackprof_bpf *k = s->skel;
+	int err = sampler_ustacks_read(s, &s->ustacks, gen ? k->maps.ustacks1 : k->maps.ustacks0);
 
 	if (err == 0)
-		err = drain_counts(s, gen, fn, arg);
+		err = sampler_ustacks_read(s, &s->offstacks,
+					   gen ? k->maps.offcpu_stacks1 : k->maps.offcpu_stacks0);
+	for (int p = 0; p < SAMPLER_PROFILES && err == 0; p++)
+		err = drain_counts(s, (enum sampler_profile)p, gen, fn, arg);
 	sampler_ustacks_reset(&s->ustacks);
+	sampler_ustacks_reset(&s->offstacks);
 	if (err < 0) {
 		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
 		return err;

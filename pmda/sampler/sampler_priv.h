@@ -4,8 +4,9 @@
  * sampler_drain.c (generations, draining), sampler_ustack.c (user stacks
  * of a drained generation), sampler_resize.c (moving to resized maps),
  * sampler_filter.c (tgid filter), sampler_counters.c (statistics, heat
- * map), sampler_unwind.c (unwind tables and mapping arrays).  Nothing
- * outside pmda/sampler/ includes it.
+ * map), sampler_unwind.c (unwind tables and mapping arrays),
+ * sampler_offcpu.c (the sched_switch program), sampler_pagefault.c
+ * (page-fault events).  Nothing outside pmda/sampler/ includes it.
  */
 #ifndef SAMPLER_PRIV_H
 #define SAMPLER_PRIV_H
@@ -15,6 +16,8 @@
 struct stackprof_bpf;
 struct bpf_link;
 struct ring_buffer;
+struct bpf_program;
+struct perf_event_attr;
 
 /* User stacks of one retired generation, by key (sampler_ustack.c). */
 struct ustack_cache {
@@ -53,13 +56,19 @@ struct stack_cache {
 	uint32_t	used, cap;
 };
 
+/* One perf event per online CPU, each running one program. */
+struct cpu_events {
+	struct bpf_link		**links;	/* [ncpus], NULL where offline; NULL: none */
+	char			online[256];	/* online CPU list when they were opened */
+};
+
 struct sampler {
 	struct stackprof_bpf	*skel;
 	struct sampler_config	cfg;
 	bool			enabled;
 	int			ncpus;		/* possible CPUs */
-	struct bpf_link		**perf_links;	/* [ncpus], NULL where offline */
-	char			online[256];	/* online CPU list when they were opened */
+	struct cpu_events	clock;		/* on-CPU: CPU_CLOCK events */
+	struct cpu_events	faults;		/* page faults: PAGE_FAULTS events */
 	int			online_fd;	/* /sys/devices/system/cpu/online or -1 */
 	struct bpf_link		*exec_link, *exit_link;
 	struct ring_buffer	*execs;
@@ -77,24 +86,60 @@ struct sampler {
 	void			*percpu;	/* one per-CPU map value, [ncpus] */
 	uint64_t		lost_stacks[2];	/* id in key but not in map: k, u */
 	struct ustack_cache	ustacks;
+	struct ustack_cache	offstacks;	/* off-CPU stacks, kernel and user */
 	struct unwind_state	unwind;
 	void			(*event_fn)(void *, enum sp_event_kind, pid_t);
+
+	/* off-CPU and page faults (sampler_offcpu.c, sampler_pagefault.c) */
+	bool			offcpu_on, pagefault_on;
+	bool			raw_tp;		/* sched_switch by raw tracepoint */
+	struct bpf_link		*offcpu_link;
+	uint64_t		sched_lo, sched_hi;	/* __schedule's text */
+	unsigned		offcpu_min_us;
+	unsigned		pagefault_period;
 };
 
 /* sampler.c */
 struct map_sizes {
 	uint32_t	counts, stacks, overflow;	/* max_entries per generation */
 	uint32_t	ustacks;
+	uint32_t	pf_counts;			/* page faults */
+	uint32_t	offcpu_counts, offcpu_stacks;	/* off-CPU, allocated as used */
+	uint32_t	offcpu_pending;			/* sleeping threads, as used */
 };
 struct map_sizes sampler_map_sizes(int ncpus, const struct sampler_config *c);
 int sampler_valid_config(const struct sampler_config *c);
 int sampler_load_object(struct sampler *s, const struct stackprof_bpf *share);
 
-/* sampler_cpus.c */
+/* sampler_cpus.c: the on-CPU events, and what any per-CPU event set needs */
 int sampler_cpus_attach(struct sampler *s, unsigned frequency_hz);
 void sampler_cpus_detach(struct sampler *s);
 int sampler_cpus_probe(struct sampler *s, unsigned frequency_hz);
 int sampler_cpus_refresh(struct sampler *s);
+/* Open attr on every online CPU and run prog on each, replacing ev's
+ * events; the new ones are opened before the old are closed (where a bad
+ * attr fails, changing nothing).  -ENODEV when no CPU is online. */
+int cpu_events_attach(struct sampler *s, struct cpu_events *ev,
+		      const struct perf_event_attr *attr, struct bpf_program *prog);
+void cpu_events_detach(struct sampler *s, struct cpu_events *ev);
+/* Would attr open?  (on the first online CPU) */
+int cpu_events_probe(struct sampler *s, const struct perf_event_attr *attr);
+/* Has the online CPU list changed since ev was opened? */
+bool cpu_events_stale(struct sampler *s, const struct cpu_events *ev);
+
+/* sampler_offcpu.c */
+int sampler_offcpu_attach(struct sampler *s);
+void sampler_offcpu_detach(struct sampler *s);
+/* Before load: choose tp_btf or the raw tracepoint (raw: tp_btf refused). */
+void sampler_offcpu_choose(struct sampler *s, bool raw);
+/* How many innermost frames of an off-CPU kernel stack are our tracing:
+ * those before __schedule, looking at OFFCPU_TRIM_MAX at most. */
+#define OFFCPU_TRIM_MAX	8
+int sampler_offcpu_trim(const struct sampler *s, const uint64_t *ips, int n);
+
+/* sampler_pagefault.c */
+int sampler_pagefault_attach(struct sampler *s);
+void sampler_pagefault_detach(struct sampler *s);
 
 /* sampler_drain.c */
 int sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow);
@@ -106,8 +151,9 @@ int sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, vo
 /* sampler_ustack.c */
 int sampler_ustacks_init(struct ustack_cache *c);
 void sampler_ustacks_free(struct ustack_cache *c);
-/* Take every stack out of gen's user stack map into the cache. */
-int sampler_ustacks_read(struct sampler *s, int gen);
+/* Take every stack out of map (keyed by hash, as the user stack maps and
+ * the off-CPU stack maps are) into the cache. */
+int sampler_ustacks_read(struct sampler *s, struct ustack_cache *c, struct bpf_map *map);
 /* The stored stack under key, or NULL. */
 const struct sp_user_stack *sampler_ustacks_find(const struct ustack_cache *c, uint64_t key);
 void sampler_ustacks_reset(struct ustack_cache *c);

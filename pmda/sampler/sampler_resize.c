@@ -55,6 +55,7 @@ load_beside(struct sampler *s, const struct sampler_config *c, int *err)
 	n->online_fd = -1;
 	n->no_batch = s->no_batch;
 	n->no_stack_take = s->no_stack_take;
+	n->raw_tp = s->raw_tp;
 	*err = sampler_load_object(n, s->skel);
 	if (*err < 0) {
 		sampler_close(n);

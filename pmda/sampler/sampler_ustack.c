@@ -1,10 +1,10 @@
 /*
- * sampler_ustack.c - the user stacks of a retired generation.  Before its
- * counts are handed out, the generation's user stack map is emptied into a
- * cache keyed like the map (batch lookup-and-delete, USTACK_BATCH stacks a
- * syscall; key by key on kernels without batch ops), so each count key
- * finds its stack with one probe and stacks nobody counted leave the map
- * too.
+ * sampler_ustack.c - the user stacks of a retired generation (and the
+ * off-CPU stacks, kept the same way).  Before its counts are handed out,
+ * the generation's user stack map is emptied into a cache keyed like the
+ * map (batch lookup-and-delete, USTACK_BATCH stacks a syscall; key by key
+ * on kernels without batch ops), so each count key finds its stack with
+ * one probe and stacks nobody counted leave the map too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -122,16 +122,9 @@ sampler_ustacks_find(const struct ustack_cache *c, uint64_t key)
 	return NULL;
 }
 
-static struct bpf_map *
-ustack_map(struct sampler *s, int gen)
-{
-	return gen ? s->skel->maps.ustacks1 : s->skel->maps.ustacks0;
-}
-
 static int
-read_batch(struct sampler *s, int fd)
+read_batch(struct ustack_cache *c, int fd)
 {
-	struct ustack_cache *c = &s->ustacks;
 	__u64 token = 0;
 
 	for (bool first = true;; first = false) {
@@ -153,9 +146,8 @@ read_batch(struct sampler *s, int fd)
 
 /* Kernels without batch ops: take the first key until none is left. */
 static int
-read_each(struct sampler *s, int fd)
+read_each(struct ustack_cache *c, int fd)
 {
-	struct ustack_cache *c = &s->ustacks;
 	uint64_t key;
 
 	while (bpf_map_get_next_key(fd, NULL, &key) == 0) {
@@ -169,15 +161,15 @@ read_each(struct sampler *s, int fd)
 }
 
 int
-sampler_ustacks_read(struct sampler *s, int gen)
+sampler_ustacks_read(struct sampler *s, struct ustack_cache *c, struct bpf_map *map)
 {
-	int fd = bpf_map__fd(ustack_map(s, gen)), err;
+	int fd = bpf_map__fd(map), err;
 
 	if (!s->no_batch) {
-		err = read_batch(s, fd);
+		err = read_batch(c, fd);
 		/* -ENOSPC: a hash bucket holds more than USTACK_BATCH keys */
 		if (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP && err != -ENOSPC)
 			return err;
 	}
-	return read_each(s, fd);
+	return read_each(c, fd);
 }

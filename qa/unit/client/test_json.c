@@ -19,7 +19,7 @@ json_of(const char *folded)
 	char			*s;
 
 	membuf_init(&out);
-	if (t == NULL || emit_json(t, &out) != 0) {
+	if (t == NULL || emit_json(t, NULL, &out) != 0) {
 		flame_tree_free(t);
 		membuf_free(&out);
 		return NULL;
@@ -58,7 +58,7 @@ test_process_view(void)
 		"\"self_value\",\"total_value\"],"
 		"\"values\":[[0,-1,0,100000],[1,0,0,60000],[2,1,0,60000],[3,2,10000,10000],"
 		"[4,2,20000,50000],[5,4,30000,30000],[6,0,0,40000],[7,6,0,40000],"
-		"[4,7,0,40000],[4,8,0,40000],[4,9,40000,40000]]}},\"debug\":null}\n");
+		"[4,7,0,40000],[4,8,0,40000],[4,9,40000,40000]]},\"profile_event_type\":\"on-cpu\",\"value_unit\":\"us\"},\"debug\":null}\n");
 }
 
 static void
@@ -80,7 +80,7 @@ test_host_view(void)
 		"\"self_value\",\"total_value\"],"
 		"\"values\":[[0,-1,0,60000],[1,0,0,50000],[2,1,0,20000],[3,2,20000,20000],"
 		"[4,1,0,30000],[5,4,0,30000],[6,5,30000,30000],[7,0,0,10000],[8,7,0,10000],"
-		"[9,8,10000,10000]]}},\"debug\":null}\n");
+		"[9,8,10000,10000]]},\"profile_event_type\":\"on-cpu\",\"value_unit\":\"us\"},\"debug\":null}\n");
 }
 
 /* Quotes and backslashes are JSON-escaped; control characters and invalid
@@ -96,7 +96,7 @@ test_escaping(void)
 		"\"values\":[[0,10000],[10000,10000]]},"
 		"\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
 		"\"self_value\",\"total_value\"],"
-		"\"values\":[[0,-1,0,10000],[1,0,10000,10000]]}},\"debug\":null}\n");
+		"\"values\":[[0,-1,0,10000],[1,0,10000,10000]]},\"profile_event_type\":\"on-cpu\",\"value_unit\":\"us\"},\"debug\":null}\n");
 }
 
 /* Values past 2^53 stay exact (cJSON's doubles would round them). */
@@ -110,9 +110,41 @@ test_big_values(void)
 	membuf_init(&out);
 	CHECK_INT(flame_tree_add(t, path, 2, 1, 9007199254740993ULL), 0);
 	CHECK_INT(flame_tree_finish(t), 0);
-	CHECK_INT(emit_json(t, &out), 0);
+	CHECK_INT(emit_json(t, NULL, &out), 0);
 	CHECK(out.data && strstr(out.data, "[1,0,9007199254740993,9007199254740993]"));
 	membuf_free(&out);
+	flame_tree_free(t);
+}
+
+/* The event type and what the values count follow DeepFlow's fields. */
+static void
+test_event_type(void)
+{
+	static const struct { const char *event, *type, *unit; } cases[] = {
+		{ "off-cpu", "off-cpu", "us" }, { "page-fault", "page-fault", "count" },
+		{ NULL, "on-cpu", "us" },
+	};
+	struct flame_tree	*t = flame_tree_new();
+	const char		*path[] = { "p", "f" };
+	size_t			i;
+
+	CHECK_INT(flame_tree_add(t, path, 2, 3, 3), 0);
+	CHECK_INT(flame_tree_finish(t), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct membuf	out;
+		cJSON		*doc, *result;
+
+		membuf_init(&out);
+		CHECK_INT(emit_json(t, cases[i].event, &out), 0);
+		doc = out.data ? cJSON_Parse(out.data) : NULL;
+		result = cJSON_GetObjectItem(doc, "result");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(result, "profile_event_type")),
+			  cases[i].type);
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(result, "value_unit")),
+			  cases[i].unit);
+		cJSON_Delete(doc);
+		membuf_free(&out);
+	}
 	flame_tree_free(t);
 }
 
@@ -124,7 +156,7 @@ test_empty(void)
 		"\"functions\":[],\"function_types\":[],"
 		"\"function_values\":{\"columns\":[\"self_value\",\"total_value\"],\"values\":[]},"
 		"\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
-		"\"self_value\",\"total_value\"],\"values\":[]}},\"debug\":null}\n");
+		"\"self_value\",\"total_value\"],\"values\":[]},\"profile_event_type\":\"on-cpu\",\"value_unit\":\"us\"},\"debug\":null}\n");
 }
 
 /* Read back as a consumer would: keys in DeepFlow's order, and the tree
@@ -179,6 +211,7 @@ main(void)
 	test_host_view();
 	test_escaping();
 	test_big_values();
+	test_event_type();
 	test_empty();
 	test_parse_back();
 	return unit_report("test_json");

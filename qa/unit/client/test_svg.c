@@ -328,6 +328,47 @@ test_random_bytes(void)
 	flame_tree_free(t);
 }
 
+/* Count the frames whose fill is blue (r == g, b well above) and all. */
+static void
+count_blue(const char *svg, int *blue, int *all)
+{
+	const char	*p = svg;
+	unsigned	r, g, b;
+
+	*blue = *all = 0;
+	while ((p = strstr(p, "fill=\"rgb(")) != NULL) {
+		p += strlen("fill=\"rgb(");
+		if (sscanf(p, "%u,%u,%u", &r, &g, &b) != 3)
+			continue;
+		(*all)++;
+		*blue += r == g && b > r + 40;
+	}
+}
+
+/* Off-CPU graphs are blue, as Gregg's; on-CPU ones keep their types' hues. */
+static void
+test_event_palette(void)
+{
+	struct emit_options	o;
+	char			*on, *off;
+	int			blue, all;
+
+	emit_options_default(&o);
+	on = svg_with(profile, &o);
+	o.event = "off-cpu";
+	off = svg_with(profile, &o);
+	CHECK(on && off);
+	if (on && off) {
+		count_blue(off, &blue, &all);
+		CHECK(all > 5);
+		CHECK_INT(blue, all);
+		count_blue(on, &blue, &all);
+		CHECK(blue < all);
+	}
+	free(on);
+	free(off);
+}
+
 static void
 test_empty(void)
 {
@@ -351,6 +392,7 @@ main(void)
 	test_labels();
 	test_several_roots();
 	test_random_bytes();
+	test_event_palette();
 	test_empty();
 	return unit_report("test_svg");
 }

@@ -1,11 +1,13 @@
 /*
- * sym_testlib.h - helpers the symbolizer unit tests share: a scratch
- * directory, compiling programs the test writes itself, and running them
- * as live processes that report the addresses of their own functions.
+ * sym_testlib.h - helpers the symbolizer unit tests (and other PMDA unit
+ * tests) share: a scratch directory, compiling programs the test writes
+ * itself, running them as live processes that report the addresses of
+ * their own functions, and counting this process's fds of a kind.
  */
 #ifndef SYM_TESTLIB_H
 #define SYM_TESTLIB_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -186,6 +188,30 @@ have_program(const char *name)
 
 	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", name);
 	return system(cmd) == 0;
+}
+
+/* Open fds of this process whose link target contains `kind`. */
+static inline int
+count_fds(const char *kind)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char path[300], target[128];
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = '\0';
+			n += strstr(target, kind) != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
 }
 
 #endif /* SYM_TESTLIB_H */

@@ -35,7 +35,7 @@
 #include "sampler/sampler.h"
 #include "symbolizer/symbolize.h"
 #include "unwind/unwind.h"
-#include "agent/unwinder.h"
+#include "unwind_testlib.h"
 
 #define FREQ		499
 #define SAMPLE_S	1.0
@@ -45,32 +45,6 @@
 #define SRC_DIR		"qa/src/unwind"
 
 #define CFLAGS_NOFP	"-O2 -fomit-frame-pointer -fno-optimize-sibling-calls"
-
-/* ---- the agent's glue: symbolizer -> unwind cache -> sampler ---- */
-
-struct glue {
-	struct sampler		*s;
-	struct symbolizer	*sym;
-	struct unwinder		*u;
-	struct unwind_cache	*uc;	/* unwinder_cache(u) */
-};
-
-static bool
-glue_open(struct glue *g, const struct unwind_config *cfg)
-{
-	g->u = unwinder_new(g->s, g->sym, cfg);
-	g->uc = g->u ? unwinder_cache(g->u) : NULL;
-	CHECK(g->u != NULL);
-	return g->u != NULL;
-}
-
-/* Describe tgid to the walker, as the agent does, and wait for its tables. */
-static void
-describe(struct glue *g, pid_t tgid)
-{
-	CHECK_INT(unwinder_describe(g->u, tgid), 0);
-	CHECK_INT(unwind_cache_settle(g->uc, 10000), 0);
-}
 
 /* ---- the workload ---- */
 

@@ -1,0 +1,397 @@
+/*
+ * bench_offcpu.c - what the off-CPU and page-fault profiles cost; built
+ * and run by bench/offcpu/run, which says what it prints.
+ *
+ * One process: pmda/sampler/ as the PMDA drives it (on-CPU at 99 Hz on
+ * every CPU, all processes selected, a drain every second), this process
+ * described to the walker (unwind tables, as the agent does), and a
+ * workload of its own threads.  Arms alternate within each round, so
+ * every arm sees the same machine load; the summary takes medians.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "unwind_testlib.h"
+#include "peer.skel.h"
+
+#define MAX_ROUNDS	15
+#define TOUCH_BYTES	(16u << 20)
+
+static struct glue g;
+static struct peer_bpf *peer;
+static double dur_s = 3, warm_s = 0.5;
+static int rounds = 3;
+static atomic_ulong work;		/* round trips, or pages touched */
+static atomic_int stop;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+discard(void *arg, const struct sampled_stack *st)
+{
+	if (st->profile != SAMPLER_ONCPU)
+		*(uint64_t *)arg += st->count;
+}
+
+/* ---- workloads ---- */
+
+static int a2b[2], b2a[2];
+
+static void
+pin_last_cpu(void)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) - 1, &one);
+	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+}
+
+/* Two threads on one CPU hand a byte back and forth: every hand-over is
+ * a sleep and a wake-up, two context switches per round trip. */
+static void *
+ping(void *arg)
+{
+	char c = 0;
+
+	(void)arg;
+	pin_last_cpu();
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (write(a2b[1], &c, 1) != 1 || read(b2a[0], &c, 1) != 1)
+			break;
+		atomic_fetch_add_explicit(&work, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+static void *
+pong(void *arg)
+{
+	char c;
+
+	(void)arg;
+	pin_last_cpu();
+	while (read(a2b[0], &c, 1) == 1 && write(b2a[1], &c, 1) == 1)
+		;
+	return NULL;
+}
+
+/* Fresh pages, one fault each: map, touch, unmap. */
+static void *
+toucher(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		volatile char *p = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		madvise((void *)p, TOUCH_BYTES, MADV_NOHUGEPAGE);
+		for (size_t at = 0; at < TOUCH_BYTES; at += 4096)
+			p[at] = 1;
+		munmap((void *)p, TOUCH_BYTES);
+		atomic_fetch_add_explicit(&work, TOUCH_BYTES / 4096, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+/* ---- arms ---- */
+
+struct arm {
+	const char	*name;
+	void		(*on)(const struct arm *), (*off)(const struct arm *);
+	unsigned	arg;
+	int		prog;		/* 0 none, 1 stackprof sched_switch, 2 stackprof faults,
+					   3 peer_switch, 4 peer_fault */
+};
+
+static struct bpf_link *peer_link, **peer_fault_links;
+static int ncpus;
+
+static void nothing(const struct arm *a) { (void)a; }
+
+static void
+offcpu_on(const struct arm *a)
+{
+	sampler_set_offcpu_min_us(g.s, a->arg);
+	sampler_set_offcpu(g.s, true);
+}
+
+static void offcpu_off(const struct arm *a) { (void)a; sampler_set_offcpu(g.s, false); }
+
+static void
+fault_on(const struct arm *a)
+{
+	sampler_set_pagefault_period(g.s, a->arg);
+	sampler_set_pagefault(g.s, true);
+}
+
+static void fault_off(const struct arm *a) { (void)a; sampler_set_pagefault(g.s, false); }
+
+static void
+peer_switch_on(const struct arm *a)
+{
+	(void)a;
+	peer_link = bpf_program__attach(peer->progs.peer_switch);
+}
+
+static void
+peer_switch_off(const struct arm *a)
+{
+	(void)a;
+	bpf_link__destroy(peer_link);
+	peer_link = NULL;
+}
+
+static void
+peer_fault_on(const struct arm *a)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
+					.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = a->arg };
+
+	peer_fault_links = calloc(ncpus, sizeof(*peer_fault_links));
+	for (int cpu = 0; peer_fault_links && cpu < ncpus; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd >= 0)
+			peer_fault_links[cpu] = bpf_program__attach_perf_event(peer->progs.peer_fault, fd);
+	}
+}
+
+static void
+peer_fault_off(const struct arm *a)
+{
+	(void)a;
+	for (int cpu = 0; peer_fault_links && cpu < ncpus; cpu++)
+		bpf_link__destroy(peer_fault_links[cpu]);
+	free(peer_fault_links);
+	peer_fault_links = NULL;
+}
+
+/* Run time and runs of the arm's program so far. */
+static void
+prog_time(const struct arm *a, uint64_t *ns, uint64_t *runs)
+{
+	struct sampler_stats st;
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	struct bpf_program *p = a->prog == 3 ? peer->progs.peer_switch : peer->progs.peer_fault;
+
+	*ns = *runs = 0;
+	if (a->prog == 1 || a->prog == 2) {
+		sampler_read_stats(g.s, &st);
+		*ns = a->prog == 1 ? st.offcpu_run_time_ns : st.pagefault_run_time_ns;
+		*runs = a->prog == 1 ? st.offcpu_run_count : st.pagefault_run_count;
+	} else if (a->prog >= 3 && bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0) {
+		*ns = info.run_time_ns;
+		*runs = info.run_cnt;
+	}
+}
+
+/* ---- measuring ---- */
+
+struct result {
+	double	work_s;			/* work per second */
+	double	switches_s;		/* the process's context switches per second */
+	double	ns_run;			/* BPF ns per run of the arm's program */
+	double	runs_s;
+	uint64_t drained;		/* off-CPU µs or faults the drains handed out */
+};
+
+static long
+switches(void)
+{
+	struct rusage r;
+
+	getrusage(RUSAGE_SELF, &r);
+	return r.ru_nvcsw + r.ru_nivcsw;
+}
+
+/* Sleep s seconds, draining every second as the PMDA does. */
+static void
+run_for(double s, uint64_t *drained)
+{
+	double end = now_s() + s;
+
+	while (now_s() < end) {
+		double left = end - now_s();
+
+		usleep((useconds_t)((left < 1 ? left : 1) * 1e6));
+		sampler_drain(g.s, discard, drained);
+	}
+}
+
+static struct result
+measure(const struct arm *a)
+{
+	struct result r = { 0 };
+	uint64_t ns0, runs0, ns1, runs1, w0, drained = 0;
+	long sw0;
+	double t0;
+
+	a->on(a);
+	run_for(warm_s, &drained);
+	prog_time(a, &ns0, &runs0);
+	w0 = atomic_load(&work);
+	sw0 = switches();
+	t0 = now_s();
+	drained = 0;
+	run_for(dur_s, &drained);
+	t0 = now_s() - t0;
+	r.work_s = (atomic_load(&work) - w0) / t0;
+	r.switches_s = (switches() - sw0) / t0;
+	prog_time(a, &ns1, &runs1);
+	r.runs_s = (runs1 - runs0) / t0;
+	r.ns_run = runs1 > runs0 ? (double)(ns1 - ns0) / (runs1 - runs0) : 0;
+	r.drained = drained;
+	a->off(a);
+	return r;
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Arms in turn, rounds times; arm 0 is the baseline.  Prints the table. */
+static void
+compare(const char *what, const char *unit, const struct arm *arms, int narms)
+{
+	struct result res[8][MAX_ROUNDS];
+	double v[MAX_ROUNDS], base;
+
+	for (int r = 0; r < rounds; r++)
+		for (int a = 0; a < narms; a++)
+			res[a][r] = measure(&arms[a]);
+	printf("\n%s (%d rounds of %.0f s, medians)\n", what, rounds, dur_s);
+	printf("  %-34s %12s %9s %12s %10s %10s\n", "arm", unit, "vs off", "switches/s",
+	       "BPF ns/run", "runs/s");
+	for (int r = 0; r < rounds; r++)
+		v[r] = res[0][r].work_s;
+	base = median(v, rounds);
+	for (int a = 0; a < narms; a++) {
+		double work, ratio, sw, ns, runs;
+
+		for (int r = 0; r < rounds; r++)
+			v[r] = res[a][r].work_s;
+		work = median(v, rounds);
+		for (int r = 0; r < rounds; r++)	/* against the baseline of its own round */
+			v[r] = res[a][r].work_s / res[0][r].work_s;
+		ratio = median(v, rounds);
+		for (int r = 0; r < rounds; r++)
+			v[r] = res[a][r].switches_s;
+		sw = median(v, rounds);
+		for (int r = 0; r < rounds; r++)
+			v[r] = res[a][r].ns_run;
+		ns = median(v, rounds);
+		for (int r = 0; r < rounds; r++)
+			v[r] = res[a][r].runs_s;
+		runs = median(v, rounds);
+		printf("  %-34s %12.0f %8.3fx %12.0f %10.0f %10.0f\n", arms[a].name, work,
+		       a ? ratio : 1.0, sw, ns, runs);
+	}
+	(void)base;
+}
+
+static void
+start_threads(void *(*fn)(void *), int n, pthread_t *th)
+{
+	atomic_store(&stop, 0);
+	for (int i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, i == 1 && fn == ping ? pong : fn, NULL);
+}
+
+static void
+pingpong(void)
+{
+	static const struct arm arms[] = {
+		{ "off", nothing, nothing, 0, 0 },
+		{ "stackprof off-CPU (min 1 us)", offcpu_on, offcpu_off, SAMPLER_OFFCPU_MIN_US, 1 },
+		{ "stackprof off-CPU (min 100 us)", offcpu_on, offcpu_off, 100, 1 },
+		{ "offcputime method (peer)", peer_switch_on, peer_switch_off, 0, 3 },
+	};
+	pthread_t th[2];
+
+	if (pipe(a2b) || pipe(b2a))
+		exit(2);
+	start_threads(ping, 2, th);
+	compare("ping-pong over pipes, two threads on one CPU", "trips/s", arms, 4);
+	atomic_store(&stop, 1);
+	pthread_join(th[0], NULL);
+	close(a2b[1]);
+	pthread_join(th[1], NULL);
+}
+
+static void
+faults(void)
+{
+	static const struct arm arms[] = {
+		{ "off", nothing, nothing, 0, 0 },
+		{ "stackprof page faults (1 in 100)", fault_on, fault_off, SAMPLER_PAGEFAULT_PERIOD, 2 },
+		{ "stack count (peer, 1 in 100)", peer_fault_on, peer_fault_off, SAMPLER_PAGEFAULT_PERIOD, 4 },
+	};
+	pthread_t th;
+
+	start_threads(toucher, 1, &th);
+	compare("fresh pages, one thread (map, touch, unmap 16 MiB)", "pages/s", arms, 3);
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+}
+
+int
+main(void)
+{
+	struct sampler_config cfg = { .frequency_hz = 99, .interval_ms = 1000, .heatmap_slots = 50 };
+	int stats_fd;
+
+	dur_s = getenv("DUR") ? atof(getenv("DUR")) : dur_s;
+	rounds = getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : rounds;
+	if (rounds < 1 || rounds > MAX_ROUNDS || dur_s <= 0)
+		return 2;
+	ncpus = libbpf_num_possible_cpus();
+	if (sampler_open(&g.s, &cfg) < 0 || !(peer = peer_bpf__open_and_load()))
+		return 1;
+	g.sym = symbolizer_new(64 << 20);
+	g.uc = unwind_cache_new(NULL, &kops, &g, &sops, &g);
+	if (!g.sym || !g.uc)
+		return 1;
+	describe(&g, getpid());
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);	/* until we exit */
+	if (stats_fd < 0)
+		return 1;
+	pingpong();
+	faults();
+	peer_bpf__destroy(peer);
+	unwind_cache_free(g.uc);
+	symbolizer_free(g.sym);
+	sampler_close(g.s);
+	close(stats_fd);
+	return unit_failures ? 1 : 0;
+}
