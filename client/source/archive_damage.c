@@ -19,6 +19,7 @@ archive_damage_init(struct archive_damage *d, const char *path, const char *host
 	d->from = from;
 	d->to = to;
 	d->open_since = NAN;
+	d->cut = -1;
 	d->have_files = archive_files_find(path, &d->files) == 0;
 }
 
@@ -64,7 +65,7 @@ open_from(struct archive_damage *d, int vol, const char *scratch)
 	char	links[PATH_MAX];
 	int	ctx;
 
-	if ((ctx = archive_open_from(&d->files, vol, scratch, links, sizeof(links))) < 0) {
+	if ((ctx = archive_open_from(&d->files, vol, d->cut, scratch, links, sizeof(links))) < 0) {
 		fprintf(stderr, "%s: warning: archive %s: cannot read on from volume %d: %s\n",
 			pmGetProgname(), d->path, vol, pmErrStr(ctx));
 		archive_links_remove(links);
@@ -114,6 +115,16 @@ archive_damage_resume(struct archive_damage *d, int vol, double last, const char
 	int	next = vol >= 0 && d->have_files ? archive_volume_next(&d->files, vol) : -1;
 
 	open_gap(d, vol, last, why, next);
+	return next >= 0 ? open_from(d, next, scratch) : -1;
+}
+
+int
+archive_damage_cut(struct archive_damage *d, double last, const char *scratch)
+{
+	int	vol = d->cut, next = d->have_files ? archive_volume_next(&d->files, vol) : -1;
+
+	d->cut = -1;
+	open_gap(d, vol, last, d->cut_why, next);
 	return next >= 0 ? open_from(d, next, scratch) : -1;
 }
 

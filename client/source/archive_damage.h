@@ -8,6 +8,8 @@
  * the later volumes alone, archive_volumes.h).  A result whose records
  * cannot be unpacked costs that result only.  A crash in libpcp (an
  * isolated reader, archive_child.c) resumes the same way, in a new child.
+ * Damage that fails the archive's open (in its last volume) leaves out
+ * that volume (cut): reading stops before it, and goes on after it.
  */
 #ifndef ARCHIVE_DAMAGE_H
 #define ARCHIVE_DAMAGE_H
@@ -26,6 +28,9 @@ struct archive_damage {
 	double			open_since;	/* a gap waiting for its end; NAN: none */
 	char			why[PATH_MAX + 256];
 	int			count;		/* damages seen */
+	int			cut;		/* a volume the archive could not be
+						   opened with, left out; -1: none */
+	const char		*cut_why;
 };
 
 void archive_damage_init(struct archive_damage *d, const char *path, const char *host,
@@ -47,6 +52,14 @@ int archive_damage_fetch(struct archive_damage *d, int sts, double last, const c
  */
 int archive_damage_resume(struct archive_damage *d, int vol, double last, const char *why,
 			  const char *scratch);
+
+/*
+ * The context over the volumes before d->cut ended after the result at
+ * last: say the cut volume is damaged, open the gap, and open the context
+ * over the volumes after it (current).  The context, or -1 when nothing
+ * follows.
+ */
+int archive_damage_cut(struct archive_damage *d, double last, const char *scratch);
 
 /* The result at t could not be unpacked (PCP error sts): a gap (last, t]. */
 int archive_damage_result(struct archive_damage *d, int sts, double last, double t,

@@ -199,9 +199,10 @@ link_into(const char *dir, const struct archive_files *f, const char *name)
 	return symlink(from, to) < 0 ? -oserror() : 0;
 }
 
-int
-archive_open_from(const struct archive_files *f, int vol, const char *scratch,
-		  char *dir, size_t dirlen)
+/* A context over the metadata and volumes lo..hi, through links in dir. */
+static int
+open_range(const struct archive_files *f, int lo, int hi, const char *scratch,
+	   char *dir, size_t dirlen)
 {
 	char	base[PATH_MAX + NAME_MAX + 2];
 	int	i, sts;
@@ -211,12 +212,41 @@ archive_open_from(const struct archive_files *f, int vol, const char *scratch,
 		return -oserror();
 	sts = link_into(dir, f, f->meta);
 	for (i = 0; i < f->nvol && sts == 0; i++)
-		if (f->vol[i] >= vol)
+		if (f->vol[i] >= lo && f->vol[i] <= hi)
 			sts = link_into(dir, f, f->volname[i]);
 	if (sts < 0)
 		return sts;
 	snprintf(base, sizeof(base), "%s/%s", dir, f->base);
 	return pmNewContext(PM_CONTEXT_ARCHIVE, base);
+}
+
+int
+archive_open_from(const struct archive_files *f, int vol, int before, const char *scratch,
+		  char *dir, size_t dirlen)
+{
+	return open_range(f, vol, before < 0 ? INT_MAX : before - 1, scratch, dir, dirlen);
+}
+
+int
+archive_open_head(const struct archive_files *f, const char *scratch, char *dir,
+		  size_t dirlen, int *damaged)
+{
+	pmHighResLogLabel	label;
+	struct timespec		end;
+	int			k, ctx;
+
+	for (k = f->nvol - 2; k >= 0; k--) {
+		if ((ctx = open_range(f, f->vol[0], f->vol[k], scratch, dir, dirlen)) >= 0 &&
+		    pmGetHighResArchiveLabel(&label) >= 0 && pmGetHighResArchiveEnd(&end) >= 0) {
+			*damaged = f->vol[k + 1];
+			return ctx;
+		}
+		if (ctx >= 0)
+			pmDestroyContext(ctx);
+		archive_links_remove(dir);
+	}
+	dir[0] = '\0';
+	return -1;
 }
 
 void

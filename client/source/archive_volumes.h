@@ -8,7 +8,8 @@
  * crashes.  A multi-volume archive keeps its later volumes: a context
  * over BASE.meta and the volumes from N on only (symbolic links in a
  * scratch directory; libpcp takes the lowest volume present as the first)
- * reads them as an archive of their own.
+ * reads them as an archive of their own.  Damage to the last volume
+ * that fails the open itself spares the volumes before it the same way.
  */
 #ifndef ARCHIVE_VOLUMES_H
 #define ARCHIVE_VOLUMES_H
@@ -46,11 +47,23 @@ int archive_volume_next(const struct archive_files *f, int vol);
 
 /*
  * A new archive context (current) over the metadata and the volumes from
- * vol on, through links in a new directory under scratch; its path in
- * dir (remove it with archive_links_remove).  The context or a PCP error.
+ * vol on, up to the volume before (-1: to the last), through links in a
+ * new directory under scratch; its path in dir (remove it with
+ * archive_links_remove).  The context or a PCP error.
  */
-int archive_open_from(const struct archive_files *f, int vol, const char *scratch,
+int archive_open_from(const struct archive_files *f, int vol, int before, const char *scratch,
 		      char *dir, size_t dirlen);
 void archive_links_remove(const char *dir);
+
+/*
+ * The archive cannot be opened whole, but maybe its first volumes can:
+ * libpcp reads the last volume to find the archive's end, so damage there
+ * fails the open.  The context (current) over the metadata and the most
+ * volumes from the first on that open, with a label and an end, through
+ * links in dir; *damaged the volume after them.  -1 (dir "") when not
+ * even the first volume opens so.
+ */
+int archive_open_head(const struct archive_files *f, const char *scratch, char *dir,
+		      size_t dirlen, int *damaged);
 
 #endif /* ARCHIVE_VOLUMES_H */

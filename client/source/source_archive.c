@@ -42,6 +42,10 @@ struct archive {
 	bool			skip;		/* not read: --partial, or read before a crash */
 	const struct archive_resume *resume;	/* read on after a crash */
 	int			damaged;	/* damage seen: the profile is partial */
+	int			cut;		/* left out: a volume it cannot be opened
+						   with (-1: none) */
+	char			cut_why[PM_MAXERRMSGLEN];
+	char			links[PATH_MAX];	/* of the volumes before cut */
 };
 
 /* PCP's time window messages span lines (text, caret, hint): join them. */
@@ -81,32 +85,70 @@ timespec_to_usec(const struct timespec *ts, struct timeval *tv)
 	tv->tv_usec = usec % 1000000;
 }
 
+/* Volume links go under $TMPDIR unless an isolated reader's parent
+ * gave a directory it cleans up after a crash. */
+static const char *
+archive_scratch_default(void)
+{
+	const char	*t = getenv("TMPDIR");
+
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
 /*
- * Open archive path as the current context and work out its window from
- * o's -S/-T/-A/-O text and -z: the context, the archive's host, and the
- * window [from, to], rounded to microseconds as records are stamped.  -1
- * with "archive PATH: why" in err, also for an empty window.
+ * Open a->path as the current context, its label and its end.  Damage
+ * that fails this (libpcp reads the last volume to find the end) leaves
+ * the volumes before the damaged one: a context over them, a->cut the
+ * volume left out.  -1 with "archive PATH: why" in err.
  */
 static int
-window_open(const char *path, const struct archive_options *o, int *ctx,
-	    char *host, size_t hostlen, struct timeval *from, struct timeval *to,
-	    char *err, size_t errlen)
+context_open(struct archive *a, const struct archive_options *o, pmHighResLogLabel *label,
+	     struct timespec *last, char *err, size_t errlen)
+{
+	struct archive_files	f;
+	const char		*what = "archive";
+	int			sts;
+
+	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
+		sts = a->ctx;
+		what = "cannot open archive";
+	} else if ((sts = pmGetHighResArchiveLabel(label)) >= 0 &&
+		   (sts = pmGetHighResArchiveEnd(last)) >= 0)
+		return 0;
+	if (sts <= PM_ERR_BASE && archive_files_find(a->path, &f) == 0) {	/* PCP's own */
+		if (a->ctx >= 0)
+			pmDestroyContext(a->ctx);
+		a->ctx = archive_open_head(&f, o->scratch ? o->scratch : archive_scratch_default(),
+					   a->links, sizeof(a->links), &a->cut);
+		archive_files_free(&f);
+		if (a->ctx >= 0) {
+			pmErrStr_r(sts, a->cut_why, sizeof(a->cut_why));
+			pmGetHighResArchiveLabel(label);
+			return pmGetHighResArchiveEnd(last) < 0 ? -1 : 0;
+		}
+	}
+	snprintf(err, errlen, "%s %s: %s", what, a->path, pmErrStr(sts));
+	return -1;
+}
+
+/*
+ * Open archive a as the current context and work out its window from
+ * o's -S/-T/-A/-O text and -z: the context, the archive's host, and the
+ * window [start, end], rounded to microseconds as records are stamped.
+ * -1 with "archive PATH: why" in err, also for an empty window.
+ */
+static int
+window_open(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
 {
 	pmHighResLogLabel	label;
 	struct timespec		last, start, end, origin;
 	char			*msg = NULL;
+	const char		*path = a->path;
 	int			sts;
 
-	if ((*ctx = pmNewContext(PM_CONTEXT_ARCHIVE, path)) < 0) {
-		snprintf(err, errlen, "cannot open archive %s: %s", path, pmErrStr(*ctx));
+	if (context_open(a, o, &label, &last, err, errlen) < 0)
 		return -1;
-	}
-	if ((sts = pmGetHighResArchiveLabel(&label)) < 0 ||
-	    (sts = pmGetHighResArchiveEnd(&last)) < 0) {
-		snprintf(err, errlen, "archive %s: %s", path, pmErrStr(sts));
-		return -1;
-	}
-	snprintf(host, hostlen, "%s", label.hostname);
+	snprintf(a->host, sizeof(a->host), "%s", label.hostname);
 	if (o->hostzone && (sts = pmNewContextZone()) < 0) {
 		snprintf(err, errlen, "archive %s: timezone: %s", path, pmErrStr(sts));
 		return -1;
@@ -121,9 +163,9 @@ window_open(const char *path, const struct archive_options *o, int *ctx,
 		return -1;
 	}
 	free(msg);
-	timespec_to_usec(&start, from);
-	timespec_to_usec(&end, to);
-	if (tv_secs(from) >= tv_secs(to)) {
+	timespec_to_usec(&start, &a->start);
+	timespec_to_usec(&end, &a->end);
+	if (tv_secs(&a->start) >= tv_secs(&a->end)) {
 		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
 			 path);
 		return -1;
@@ -138,8 +180,7 @@ archive_open(struct archive *a, const struct archive_options *o,
 {
 	char	where[PATH_MAX + 16];
 
-	if (window_open(a->path, o, &a->ctx, a->host, sizeof(a->host), &a->start, &a->end,
-			err, errlen) < 0)
+	if (window_open(a, o, err, errlen) < 0)
 		return -1;
 	snprintf(where, sizeof(where), "archive %s", a->path);
 	return fetch_lookup(&a->fetch, o->metrics, c, where, true, err, errlen);
@@ -188,16 +229,6 @@ progress(const struct archive_options *o, const struct archive *a,
 		o->progress(o->progress_arg, &p);
 }
 
-/* Volume links go under $TMPDIR unless an isolated reader's parent
- * gave a directory it cleans up after a crash. */
-static const char *
-archive_scratch_default(void)
-{
-	const char	*t = getenv("TMPDIR");
-
-	return t && t[0] == '/' ? t : "/tmp";
-}
-
 /* What one reading pass through a context needs and gives. */
 struct pass {
 	struct fetch_range	r;
@@ -205,6 +236,7 @@ struct pass {
 	struct archive_damage	d;
 	double			last;		/* the last result read; NAN before */
 	int			broken;		/* the PCP error a fetch failed with */
+	bool			eol;		/* the context ended (not the range) */
 };
 
 /*
@@ -223,11 +255,13 @@ read_results(struct archive *a, const struct archive_options *o,
 	int		sts = 0;
 
 	p->broken = 0;
+	p->eol = false;
 	while (sts == 0 && p->n.records.after == 0) {
 		double	t;
 
 		if ((sts = pmFetch(a->fetch.npmids, a->fetch.pmids, &rp)) < 0) {
 			p->broken = sts == PM_ERR_EOL ? 0 : sts;
+			p->eol = sts == PM_ERR_EOL;
 			return 0;
 		}
 		t = tv_secs(&rp->timestamp);
@@ -260,7 +294,8 @@ switch_context(struct archive *a, int ctx, const struct source_consumer *c)
 
 /*
  * Read the archive: from its window's start, or where a crashed reader
- * stopped (a->resume); past damage to the next volume each time.
+ * stopped (a->resume); past damage to the next volume each time, and past
+ * the volume it could not be opened with (p->d.cut) when reading gets there.
  */
 static int
 read_past_damage(struct archive *a, const struct archive_options *o,
@@ -281,9 +316,13 @@ read_past_damage(struct archive *a, const struct archive_options *o,
 	for (;;) {
 		if (p->broken == 0 && (sts = read_results(a, o, c, p)) < 0)
 			return sts;
-		if (p->broken == 0)
+		if (p->broken == 0 && p->eol && p->d.cut >= 0)
+			ctx = archive_damage_cut(&p->d, p->last, scratch);
+		else if (p->broken == 0)
 			return 0;
-		if ((ctx = archive_damage_fetch(&p->d, p->broken, p->last, scratch)) < 0)
+		else
+			ctx = archive_damage_fetch(&p->d, p->broken, p->last, scratch);
+		if (ctx < 0)
 			return 0;
 		p->broken = switch_context(a, ctx, c);
 	}
@@ -304,6 +343,8 @@ archive_read(struct archive *a, const struct archive_options *o,
 
 	archive_range(a, o, c, &p.r);
 	archive_damage_init(&p.d, a->path, a->host, tv_secs(&a->start), tv_secs(&a->end));
+	p.d.cut = a->cut;
+	p.d.cut_why = a->cut_why;
 	progress(o, a, &p.d, NAN);
 	if ((sts = read_past_damage(a, o, c, &p)) == 0)
 		sts = archive_damage_end(&p.d, c);
@@ -462,6 +503,7 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 		v[i].path = o->archives[i];
 		v[i].order = i;
 		v[i].ctx = -1;
+		v[i].cut = -1;
 	}
 	/* open them all first: a bad archive fails the run before any output */
 	for (i = 0; i < o->narchives && sts == 0; i++)
@@ -475,6 +517,7 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 		fetch_free(&v[i].fetch);
 		if (v[i].ctx >= 0)
 			pmDestroyContext(v[i].ctx);
+		archive_links_remove(v[i].links);
 	}
 	free(v);
 	return sts < 0 ? -1 : damaged > 0;

@@ -13,6 +13,10 @@ damage lands on known records whatever the archive's version.
                                      a length of 8 MiB: one flipped bit that
                                      libpcp 6.0.3 dies on (SIGSEGV)
   damage.py flip FILE SEED NBITS     flip NBITS random bits after the label
+  damage.py lengths FILE             flip a bit in the length of every data
+                                     record: in the last volume, libpcp cannot
+                                     find the archive's end (pmGetArchiveEnd)
+                                     and fails to open it
 Each damaging command prints the offset of the record the damage starts
 in: the file cut cleanly there holds exactly the intact records.
 """
@@ -77,6 +81,12 @@ def main():
         for o in offsets:
             data[o] ^= 1 << rng.randrange(8)
         start = record_at(recs, offsets[0])
+    elif cmd == "lengths":
+        if len(recs) < 2:
+            sys.exit("no data records")
+        for off, n in recs[1:]:
+            data[off + 1] ^= 0x40
+        start = recs[1][0]
     else:
         sys.exit(__doc__)
     open(path, "wb").write(data)

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -289,6 +290,7 @@ test_volumes(void)
 					     "a.x", "ab.1", "a.meta.1", "b.3" };
 	size_t			i;
 	int			fd;
+	glob_t			left;
 
 	CHECK(mkdtemp(dir) != NULL);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -319,13 +321,25 @@ test_volumes(void)
 	CHECK_INT(f.nvol, 3);
 	/* a context over volumes 2 on cannot be read (empty files), but the links
 	 * are made and removed */
-	CHECK(archive_open_from(&f, 2, dir, links, sizeof(links)) < 0);
+	CHECK(archive_open_from(&f, 2, -1, dir, links, sizeof(links)) < 0);
 	snprintf(path, sizeof(path), "%s/a.0", links);
 	CHECK(access(path, F_OK) < 0);
 	snprintf(path, sizeof(path), "%s/a.10.xz", links);
 	CHECK(access(path, F_OK) == 0);
 	archive_links_remove(links);
 	CHECK(access(links, F_OK) < 0);
+	/* up to the volume before 10 only */
+	CHECK(archive_open_from(&f, 0, 10, dir, links, sizeof(links)) < 0);
+	snprintf(path, sizeof(path), "%s/a.2", links);
+	CHECK(access(path, F_OK) == 0);
+	snprintf(path, sizeof(path), "%s/a.10.xz", links);
+	CHECK(access(path, F_OK) < 0);
+	archive_links_remove(links);
+	/* no first volumes open (empty files): no context, no links left */
+	CHECK_INT(archive_open_head(&f, dir, links, sizeof(links), &fd), -1);
+	CHECK_STR(links, "");
+	snprintf(path, sizeof(path), "%s/volumes.*", dir);
+	CHECK(glob(path, 0, NULL, &left) == GLOB_NOMATCH);
 	archive_files_free(&f);
 	/* no archive there, a directory, a list of archives */
 	snprintf(path, sizeof(path), "%s/b", dir);
