@@ -26,6 +26,7 @@
 #define FREQ	199
 
 extern const char __start_burn_text[], __stop_burn_text[];
+extern const char __start_wide_text[], __stop_wide_text[];
 
 static struct sampler *s;
 
@@ -490,7 +491,7 @@ test_controls(void)
 #define STEP16	STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP
 #define STEP256	STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 \
 		STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16
-__attribute__((noinline)) static unsigned
+__attribute__((noinline, section("wide_text"))) static unsigned
 burn_wide(double seconds)
 {
 	double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + seconds;
@@ -587,11 +588,22 @@ struct collision_tally {
 	uint64_t	samples, lost, burn_in_wide, wide_in_burn, keys;
 };
 
+static bool
+in_wide(uint64_t ip)
+{
+	return ip >= (uintptr_t)__start_wide_text && ip < (uintptr_t)__stop_wide_text;
+}
+
+/* A misplaced stack shows the other thread's leaf: the wide thread's key
+ * with burn_cpu's, or another thread's key with burn_wide's.  (The main
+ * thread is also sampled in pthread_create and pthread_join, which is no
+ * misplacement.) */
 static void
 count_collisions(void *arg, const struct sampled_stack *st)
 {
 	struct collision_tally *t = arg;
 	bool leaf_in_burn = st->nuser > 0 && in_burn(st->user_ips[0]);
+	bool leaf_in_wide = st->nuser > 0 && in_wide(st->user_ips[0]);
 
 	if ((pid_t)st->key->tgid != getpid())
 		return;
@@ -603,7 +615,7 @@ count_collisions(void *arg, const struct sampled_stack *st)
 	t->keys++;
 	if ((pid_t)st->key->tid == t->wide_tid && leaf_in_burn)
 		t->wide_in_burn += st->count;
-	if ((pid_t)st->key->tid != t->wide_tid && st->nuser > 0 && !leaf_in_burn)
+	if ((pid_t)st->key->tid != t->wide_tid && leaf_in_wide)
 		t->burn_in_wide += st->count;
 }
 
