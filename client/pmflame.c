@@ -710,7 +710,8 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 		return -1;
 	if ((sts = source_archive_read(&ao, &sc, r->err, sizeof(r->err))) < 0)
 		return -1;
-	r->partial = sts > 0;
+	if (sts > 0)
+		r->partial = true;	/* kept if the baseline was partial too */
 	return fleet_end(r);
 }
 
