@@ -21,8 +21,9 @@
  * row's rule: CFA from RSP or RBP, return address at CFA - 8, RBP restored
  * from CFA + offset or kept, RSP = CFA.  Frames after the first look up
  * pc - 1, since a return address points after its call (the first frame
- * and the frame a signal interrupted are exact).  A frame with no mapping,
- * no table or no row steps by its frame pointer.  Otherwise (fp mode, or a
+ * and the frame a signal interrupted are exact).  A frame with no table
+ * or no row steps by its frame pointer; a return address in no mapping
+ * ends the walk (an exact pc in none steps by its frame pointer).  Otherwise (fp mode, or a
  * process user space has not described yet) the kernel's frame-pointer
  * walk, bpf_get_stack(), fills the same array, so there is one store.
  *
@@ -382,7 +383,11 @@ walk_frame(__u32 i, struct walk_ctx *c)
 	if (!m) {
 		stat_inc(SP_STAT_UNWIND_NO_MAPPING);
 		ask_refresh(w, c->proc);
-		return fp_step(w);
+		/* a return address outside every mapping is what a frame
+		 * pointer walk reads where code keeps none: stepping on
+		 * from it only adds garbage.  An exact pc (the leaf, or
+		 * what a signal interrupted) may be new JIT code. */
+		return w->exact ? fp_step(w) : stop(w, SP_END_NORULE);
 	}
 	if (m->table == SP_UNWIND_NO_TABLE) {
 		stat_inc(SP_STAT_UNWIND_NO_TABLE);

@@ -29,6 +29,8 @@ struct agent_stats {
 	uint64_t	stacks;		/* aggregated stacks handed over */
 	uint64_t	records;	/* event records appended */
 	uint64_t	filter_scans;	/* /proc scans for the process regex */
+	uint64_t	ustacks_cut;	/* user stacks cut at a return address
+					 * outside code (drain_fold_stack) */
 };
 
 /* The value of every stackprof.control.* metric.  u32 controls are

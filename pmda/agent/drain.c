@@ -67,6 +67,19 @@ mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static void
+reverse_bytes(char *p, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n / 2; i++) {
+		char	c = p[i];
+
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = c;
+	}
+}
+
 static int
 append_frame(char **buf, size_t *cap, size_t *len, const char *name)
 {
@@ -90,20 +103,50 @@ append_frame(char **buf, size_t *cap, size_t *len, const char *name)
 	return 0;
 }
 
+/* Reverse the order of the ';'-separated frames of buf[0, len). */
+static void
+reverse_frames(char *buf, size_t len)
+{
+	size_t	i, start;
+
+	reverse_bytes(buf, len);
+	for (start = 0, i = 0; i <= len; i++)
+		if (i == len || buf[i] == ';') {
+			reverse_bytes(buf + start, i - start);
+			start = i + 1;
+		}
+}
+
 int
 drain_fold_stack(struct symbolizer *sym, const struct sampled_stack *st,
 		 char **buf, size_t *cap)
 {
 	char	name[FRAME_NAME_MAX];
 	size_t	len = 0;
-	int	i, sts;
+	int	i, sts, cut = 0;
 
-	/* the kernel records innermost first; folded stacks start at the root */
-	for (i = st->nuser - 1; i >= 0; i--) {
-		symbolize_user(sym, (pid_t)st->key->tgid, st->user_ips[i], name, sizeof(name));
+	/*
+	 * The kernel records innermost first; folded stacks start at the
+	 * root, so the user frames are named innermost first and turned.
+	 * A return address in no executable mapping is not one: a frame
+	 * pointer walk read it where code keeps no frame pointer, and all
+	 * beyond it is as wrong.  The stack is cut there, its root marked
+	 * "[unknown]", so such samples share a few stacks instead of each
+	 * having its own garbage.
+	 */
+	for (i = 0; i < st->nuser; i++) {
+		if (!symbolize_user(sym, (pid_t)st->key->tgid, st->user_ips[i], name,
+				    sizeof(name)) && i > 0) {
+			snprintf(name, sizeof(name), "[unknown]");
+			cut = 1;
+		}
 		if ((sts = append_frame(buf, cap, &len, name)) < 0)
 			return sts;
+		if (cut)
+			break;
 	}
+	if (len > 0)
+		reverse_frames(*buf, len);
 	for (i = st->nkernel - 1; i >= 0; i--) {
 		symbolize_kernel(sym, st->kernel_ips[i], name, sizeof(name));
 		if ((sts = append_frame(buf, cap, &len, name)) < 0)
@@ -112,7 +155,7 @@ drain_fold_stack(struct symbolizer *sym, const struct sampled_stack *st,
 	/* both stacks lost (counted by the sampler): keep the samples visible */
 	if (len == 0 && (sts = append_frame(buf, cap, &len, "[unknown]")) < 0)
 		return sts;
-	return 0;
+	return cut;
 }
 
 /* comm is not NUL-terminated when it fills the array */
@@ -236,6 +279,10 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 		unwinder_note_process(pass->agent->unwinder, (pid_t)r->key.tgid);
 	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
 	pass->symbolize_ns += mono_ns() - t0;
+	if (sts == 1) {
+		pass->agent->stats.ustacks_cut++;
+		sts = 0;
+	}
 	if (sts == 0)
 		sts = interval_add(pass->merged[r->profile], (pid_t)r->key.tgid, (pid_t)r->key.tid,
 				   pcomm, comm, pass->frames, r->count);

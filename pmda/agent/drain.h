@@ -22,8 +22,9 @@ void drain_run(struct drain *d);
 void drain_set_service(struct drain *d, void (*fn)(void *arg), void *arg);
 
 /* Build the folded frame list of a stack into *buf (grown as needed):
- * user frames outermost first, then kernel frames outermost first.
- * Exposed for the unit tests. */
+ * user frames outermost first, then kernel frames outermost first.  1
+ * when the user stack was cut at a return address that is not code (its
+ * root is then "[unknown]"), 0, or -ENOMEM.  Exposed for the unit tests. */
 struct sampled_stack;
 struct symbolizer;
 int drain_fold_stack(struct symbolizer *sym, const struct sampled_stack *st,

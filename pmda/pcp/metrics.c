@@ -135,6 +135,7 @@ static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_STATS, ST_PAGEFAULT_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER,
 	       UNITS_NSEC),
 	STAT(ST_PAGEFAULT_BPF_RUN_COUNT),
+	STAT(ST_USTACKS_CUT),
 };
 
 /* Where each sampler-backed stats item comes from: an enum sp_stat index. */
@@ -407,6 +408,7 @@ fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
 	case ST_FILTER_SCANS:	atom->ull = a->stats.filter_scans; break;
 	case ST_DRAIN_TIME_MAX:	atom->ull = a->stats.drain_time_max_us; break;
 	case ST_REGEX_LIMITED:	atom->ull = proc_filter_regex_limited(a->filter); break;
+	case ST_USTACKS_CUT:	atom->ull = a->stats.ustacks_cut; break;
 	default:		return PM_ERR_PMID;
 	}
 	return PMDA_FETCH_STATIC;

@@ -274,11 +274,12 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 static void trim(struct symbolizer *s);
 static void refresh_young(struct symbolizer *s, uint64_t now);
 
-void
+bool
 symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len)
 {
 	struct sym_proc *p;
 	struct sym_map *m;
+	bool code = true;
 
 	s->cnt.user_lookups++;
 	if ((p = proc_for(s, tgid)) == NULL) {
@@ -294,6 +295,7 @@ symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t 
 	}
 	if (m == NULL) {
 		put_unknown(s, buf, len, ip);
+		code = false;
 		goto out;
 	}
 	switch (m->kind) {
@@ -313,6 +315,7 @@ symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t 
 out:
 	if (s->need_trim)
 		trim(s);
+	return code;
 }
 
 void

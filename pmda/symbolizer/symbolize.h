@@ -16,6 +16,7 @@
 #ifndef SYMBOLIZE_H
 #define SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -68,8 +69,10 @@ void symbolizer_free(struct symbolizer *s);
 
 /* Write the name of a kernel address into buf (always NUL-terminated). */
 void symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len);
-/* Write the name of a user address of process tgid into buf. */
-void symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len);
+/* Write the name of a user address of process tgid into buf.  false when
+ * the process's executable mappings are known (and were re-read if they
+ * may be stale) and none holds ip: the address is not code. */
+bool symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len);
 
 /* A process was seen (e.g. in a drained stack): capture its maps now, while
  * /proc/PID exists, or notice that its PID now runs another image.  Cheap

@@ -1,7 +1,8 @@
 /*
  * test_drain_fold - a sampled stack is folded root first: user frames
  * outermost first, then kernel frames outermost first, named by the real
- * symbolizer; a stack with no frames still gets one.
+ * symbolizer; a user stack is cut at a return address outside code; a
+ * stack with no frames still gets one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +46,26 @@ main(void)
 		CHECK(strncmp(buf, "fold_outer;fold_inner;", 22) == 0);
 		semi = strrchr(buf, ';');
 		CHECK(semi != NULL && semi[1] == '[');
+	}
+
+	/* a return address in no mapping (what a frame-pointer walk reads in
+	 * code without frame pointers) ends the user stack: the frames past
+	 * it are left out and the root says "[unknown]"; kernel frames stay */
+	{
+		uint64_t	walked[4] = { user[0], 0x10, user[1], 0x5dfb700000003ull };
+
+		st.user_ips = walked;
+		st.nuser = 4;
+		st.nkernel = 0;
+		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 1);
+		CHECK_STR(buf, "[unknown];fold_inner");
+		/* the leaf is the sampled pc itself: kept by its address */
+		walked[0] = 0x10;
+		walked[1] = user[0];
+		st.nuser = 2;
+		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+		CHECK_STR(buf, "fold_inner;[unknown] 0x0000000000000010");
+		st.user_ips = user;
 	}
 
 	/* both stacks lost: the samples still show, as one frame */
