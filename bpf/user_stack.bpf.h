@@ -338,10 +338,11 @@ row_step(struct walk *w, const struct sp_unwind_row *r)
 	return ra ? 0 : stop(w, SP_END_COMPLETE);
 }
 
-/* A pc in none of the mappings user space gave: a library loaded since, or
- * JIT code.  Ask for a refresh, at most every REFRESH_GAP_NS per process. */
+/* A pc in none of the mappings user space gave (a library loaded since, or
+ * JIT code: SP_EVENT_MAPS), or in one whose table user space may yet give
+ * (SP_EVENT_RETRY).  Ask at most every REFRESH_GAP_NS per process. */
 static __always_inline void
-ask_refresh(struct walk *w, struct sp_unwind_proc *proc)
+ask_refresh(struct walk *w, struct sp_unwind_proc *proc, __u32 kind)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct sp_exec_event *e;
@@ -356,7 +357,7 @@ ask_refresh(struct walk *w, struct sp_unwind_proc *proc)
 		return;
 	}
 	e->tgid = w->tgid;
-	e->kind = SP_EVENT_MAPS;
+	e->kind = kind;
 	bpf_ringbuf_submit(e, 0);
 	stat_inc(SP_STAT_UNWIND_REFRESH);
 }
@@ -381,11 +382,13 @@ walk_frame(__u32 i, struct walk_ctx *c)
 	m = find_mapping(c->proc, pc);
 	if (!m) {
 		stat_inc(SP_STAT_UNWIND_NO_MAPPING);
-		ask_refresh(w, c->proc);
+		ask_refresh(w, c->proc, SP_EVENT_MAPS);
 		return fp_step(w);
 	}
-	if (m->table == SP_UNWIND_NO_TABLE) {
+	if (m->table >= SP_UNWIND_RETRY) {
 		stat_inc(SP_STAT_UNWIND_NO_TABLE);
+		if (m->table == SP_UNWIND_RETRY)
+			ask_refresh(w, c->proc, SP_EVENT_RETRY);
 		return fp_step(w);
 	}
 	r = find_row(m->table, pc - m->bias);

@@ -214,6 +214,13 @@ unwinder_on_maps(struct unwinder *u, pid_t tgid)
 }
 
 void
+unwinder_on_retry(struct unwinder *u, pid_t tgid)
+{
+	if (u->mode != SP_UNWIND_FP && unwind_process_retry_due(u->cache, tgid))
+		unwinder_on_maps(u, tgid);
+}
+
+void
 unwinder_on_exit(struct unwinder *u, pid_t tgid)
 {
 	unwind_process_forget(u->cache, tgid, false);
