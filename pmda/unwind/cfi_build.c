@@ -29,6 +29,15 @@
  */
 #define INTERP_MAX		(2ull << 30)
 
+/*
+ * Bound on a table's rows, checked as they grow: the walker searches fewer
+ * (SP_UNWIND_MAX_TABLE_ROWS, 16 Mi rows: 256 MiB of rows here), and
+ * without it a hostile .eh_frame of many one-row FDEs could grow rows
+ * until INTERP_MAX, about 2 GB.  The largest table on the build machine
+ * has 979k rows (libLLVM).
+ */
+#define ROWS_MAX		SP_UNWIND_MAX_TABLE_ROWS
+
 struct cfi_input {
 	Elf		*debug_elf;
 	Dwarf		*dwarf;		/* of debug_elf, for .debug_frame */
@@ -177,7 +186,17 @@ struct walk {
 	struct unwind_builder b;
 	struct unwind_build_stats *st;
 	uint64_t	interp_max;
+	size_t		rows_max;
 };
+
+static bool
+too_many_rows(const struct walk *w, char *err, size_t errlen)
+{
+	if (w->b.t.nrows < w->rows_max)	/* at 2^24 the rows fill 2^24 of room: no more */
+		return false;
+	snprintf(err, errlen, "table too large (%zu rows or more)", w->rows_max);
+	return true;
+}
 
 /* Rows of f from its start up to limit.  Returns 0, or -1 with err set
  * when libdw fails on it, or memory or the work bound runs out. */
@@ -213,6 +232,8 @@ walk_fde(struct walk *w, const struct cfi_fde *f, uint64_t limit, char *err, siz
 			snprintf(err, errlen, "out of memory at %zu rows", w->b.t.nrows);
 			return -1;
 		}
+		if (too_many_rows(w, err, errlen))
+			return -1;
 		if (w->st->interp_bytes > w->interp_max) {
 			snprintf(err, errlen, "CFI too costly to interpret (over %llu bytes)",
 				 (unsigned long long)w->interp_max);
@@ -253,8 +274,10 @@ walk_all(struct walk *w, const struct cfi_fde_list *l, char *err, size_t errlen)
 		covered = limit;
 		w->st->fdes++;
 	}
-	if (w->b.t.nrows == 0 || add_none(w, covered))
+	if (w->b.t.nrows == 0)
 		return 0;	/* no FDE at all (data-only libraries): empty table */
+	if (add_none(w, covered))
+		return too_many_rows(w, err, errlen) ? -1 : 0;
 nomem:
 	snprintf(err, errlen, "out of memory at %zu rows", w->b.t.nrows);
 	return -1;
@@ -270,8 +293,8 @@ now_ns(void)
 }
 
 static int
-build(Elf *elf, int debug_fd, struct unwind_table *t, struct unwind_build_stats *st,
-      char *err, size_t errlen)
+build(Elf *elf, int debug_fd, size_t rows_max, struct unwind_table *t,
+      struct unwind_build_stats *st, char *err, size_t errlen)
 {
 	struct unwind_build_stats local;
 	struct cfi_input in;
@@ -292,6 +315,7 @@ build(Elf *elf, int debug_fd, struct unwind_table *t, struct unwind_build_stats 
 		w.cfi = in.cfi;
 		w.st = st;
 		w.interp_max = INTERP_MAX;
+		w.rows_max = rows_max;
 		r = walk_all(&w, &l, err, errlen);
 	}
 	st->fde_errors += l.errors;
@@ -311,6 +335,21 @@ build(Elf *elf, int debug_fd, struct unwind_table *t, struct unwind_build_stats 
 }
 
 int
+cfi_build_rows_max(int fd, size_t rows_max, struct unwind_table *t,
+		   struct unwind_build_stats *st, char *err, size_t errlen)
+{
+	Elf *elf;
+	int r;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	r = build(elf, -1, rows_max, t, st, err, errlen);
+	if (elf)
+		elf_end(elf);
+	return r;
+}
+
+int
 unwind_table_build(int fd, int debug_fd, struct unwind_table *t,
 		   struct unwind_build_stats *st, char *err, size_t errlen)
 {
@@ -319,7 +358,7 @@ unwind_table_build(int fd, int debug_fd, struct unwind_table *t,
 
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	r = build(elf, debug_fd, t, st, err, errlen);
+	r = build(elf, debug_fd, ROWS_MAX, t, st, err, errlen);
 	if (elf)
 		elf_end(elf);
 	return r;
@@ -341,7 +380,7 @@ unwind_table_build_mem(const void *image, size_t len, struct unwind_table *t,
 	memcpy(copy, image, len);
 	elf_version(EV_CURRENT);
 	elf = elf_memory(copy, len);
-	r = build(elf, -1, t, st, err, errlen);
+	r = build(elf, -1, ROWS_MAX, t, st, err, errlen);
 	if (elf)
 		elf_end(elf);
 	free(copy);

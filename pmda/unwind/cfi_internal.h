@@ -90,4 +90,9 @@ bool unwind_builder_add(struct unwind_builder *b, const struct unwind_row *row);
 /* Give back the room beyond the last row (up to half the table). */
 void unwind_builder_trim(struct unwind_builder *b);
 
+/* unwind_table_build(fd, -1, ...) with another bound on the table's rows
+ * (tests: a hostile file past the real bound would take hundreds of MB). */
+int cfi_build_rows_max(int fd, size_t rows_max, struct unwind_table *t,
+		       struct unwind_build_stats *st, char *err, size_t errlen);
+
 #endif /* CFI_INTERNAL_H */

@@ -6,9 +6,11 @@
  * whose names say ok- or bad-); damaged copies of the system's libc made
  * here (truncated, bytes flipped inside .eh_frame, .eh_frame_hdr pointing
  * out of range or elsewhere, a register number that made libdw take
- * 1.5 GB); seeded random mutations; inputs that are not x86-64 ELF.
+ * 1.5 GB); seeded random mutations; inputs that are not x86-64 ELF; many
+ * one-row FDEs, whose rows the build stops at its bound, not after.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <dwarf.h>
 #include <stdint.h>
 #include "unit.h"
@@ -240,6 +242,46 @@ test_not_elf(const unsigned char *good, size_t len)
 	CHECK_INT(patched(good, len, 18, &aarch64, 2, "arm.so"), 0);	/* e_machine */
 }
 
+/* A library of n one-byte functions, each its own FDE, with gaps between:
+ * rows grow by two per FDE (its rule, then none), as in a hostile file. */
+static const char *
+many_fdes(int n)
+{
+	FILE *f = fopen(spath("many.s"), "w");
+
+	CHECK(f != NULL);
+	for (int i = 0; f && i < n; i++)
+		fprintf(f, ".text\n.p2align 4\n.globl f%d\nf%d:\n.cfi_startproc\nret\n.cfi_endproc\n",
+			i, i);
+	if (f)
+		fclose(f);
+	must_run("cc -shared -nostdlib -o %s %s", spath("many.so"), spath("many.s"));
+	return spath("many.so");
+}
+
+static void
+test_rows_bound(void)
+{
+	const char *lib = many_fdes(4000);
+	struct unwind_build_stats st;
+	struct unwind_table t = { 0 };
+	char err[160] = "";
+	int fd = open(lib, O_RDONLY);
+
+	CHECK(fd >= 0);
+	CHECK_INT(cfi_build_rows_max(fd, SIZE_MAX, &t, &st, err, sizeof(err)), 0);
+	CHECK(t.nrows > 7000);			/* the whole table, unbounded */
+	CHECK_INT(st.fdes, 4000);
+	unwind_table_free(&t);
+	CHECK_INT(cfi_build_rows_max(fd, 1000, &t, &st, err, sizeof(err)), -1);
+	CHECK(strstr(err, "1000 rows or more") != NULL);
+	CHECK(st.fdes <= 500);			/* stopped there, not after the build */
+	CHECK(st.source_rows <= 501);
+	CHECK(t.rows == NULL);
+	printf("rows bound: %s after %zu of 4000 FDEs\n", err, st.fdes);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -255,5 +297,6 @@ main(void)
 	test_not_elf(libc, len);
 	free(libc);
 	test_mutations();
+	test_rows_bound();
 	return unit_report("test_cfi_bad");
 }
