@@ -18,7 +18,6 @@
  * helpers, one-off programs) is not built at all.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,7 +445,6 @@ unwind_cache_poll(struct unwind_cache *c)
 	}
 	uworker_release(c->worker, bytes);
 	unwind_procs_push_dirty(c);
-	malloc_trim(0);
 }
 
 int
