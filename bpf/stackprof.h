@@ -132,6 +132,7 @@ enum sp_event_kind {
 	SP_EVENT_EXEC = 0,		/* tgid exec'd */
 	SP_EVENT_MAPS,			/* the walker met a pc in none of tgid's mappings */
 	SP_EVENT_EXIT,			/* the last thread of tgid exited */
+	SP_EVENT_RETRY,			/* the walker met a mapping marked SP_UNWIND_RETRY */
 };
 struct sp_exec_event {
 	__u32	tgid;
@@ -204,10 +205,14 @@ struct sp_unwind_table {
 	__u32	nrows;			/* 0: no table at this id */
 };
 #define SP_UNWIND_NO_TABLE	0xffffffffu
+/* No table either, but user space may get one if asked again (the file
+ * could not be opened, or its table was unloaded for room): the walker
+ * uses frame pointers and asks (SP_EVENT_RETRY, rate-limited). */
+#define SP_UNWIND_RETRY		0xfffffffeu
 
 /* One executable mapping of a process: pcs in [start, start + len) are at
- * link-time vaddr pc - bias of table `table` (SP_UNWIND_NO_TABLE: frame
- * pointers).  24 bytes, so that a process fits one 4 KiB allocation. */
+ * link-time vaddr pc - bias of table `table` (SP_UNWIND_NO_TABLE or
+ * SP_UNWIND_RETRY: frame pointers).  24 bytes, so that a process fits one 4 KiB allocation. */
 struct sp_unwind_mapping {
 	__u64	start;
 	__u64	bias;

@@ -339,10 +339,11 @@ row_step(struct walk *w, const struct sp_unwind_row *r)
 	return ra ? 0 : stop(w, SP_END_COMPLETE);
 }
 
-/* A pc in none of the mappings user space gave: a library loaded since, or
- * JIT code.  Ask for a refresh, at most every REFRESH_GAP_NS per process. */
+/* A pc in none of the mappings user space gave (a library loaded since, or
+ * JIT code: SP_EVENT_MAPS), or in one whose table user space may yet give
+ * (SP_EVENT_RETRY).  Ask at most every REFRESH_GAP_NS per process. */
 static __always_inline void
-ask_refresh(struct walk *w, struct sp_unwind_proc *proc)
+ask_refresh(struct walk *w, struct sp_unwind_proc *proc, __u32 kind)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct sp_exec_event *e;
@@ -357,7 +358,7 @@ ask_refresh(struct walk *w, struct sp_unwind_proc *proc)
 		return;
 	}
 	e->tgid = w->tgid;
-	e->kind = SP_EVENT_MAPS;
+	e->kind = kind;
 	bpf_ringbuf_submit(e, 0);
 	stat_inc(SP_STAT_UNWIND_REFRESH);
 }
@@ -382,15 +383,17 @@ walk_frame(__u32 i, struct walk_ctx *c)
 	m = find_mapping(c->proc, pc);
 	if (!m) {
 		stat_inc(SP_STAT_UNWIND_NO_MAPPING);
-		ask_refresh(w, c->proc);
+		ask_refresh(w, c->proc, SP_EVENT_MAPS);
 		/* a return address outside every mapping is what a frame
 		 * pointer walk reads where code keeps none: stepping on
 		 * from it only adds garbage.  An exact pc (the leaf, or
 		 * what a signal interrupted) may be new JIT code. */
 		return w->exact ? fp_step(w) : stop(w, SP_END_NORULE);
 	}
-	if (m->table == SP_UNWIND_NO_TABLE) {
+	if (m->table >= SP_UNWIND_RETRY) {
 		stat_inc(SP_STAT_UNWIND_NO_TABLE);
+		if (m->table == SP_UNWIND_RETRY)
+			ask_refresh(w, c->proc, SP_EVENT_RETRY);
 		return fp_step(w);
 	}
 	r = find_row(m->table, pc - m->bias);

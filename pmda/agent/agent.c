@@ -509,6 +509,8 @@ on_event(void *arg, enum sp_event_kind kind, pid_t tgid)
 		on_exec(a, tgid);
 	else if (a->unwinder && kind == SP_EVENT_MAPS)
 		unwinder_on_maps(a->unwinder, tgid);
+	else if (a->unwinder && kind == SP_EVENT_RETRY)
+		unwinder_on_retry(a->unwinder, tgid);
 	else if (a->unwinder && kind == SP_EVENT_EXIT)
 		unwinder_on_exit(a->unwinder, tgid);
 }

@@ -3,6 +3,7 @@
  * the cache's tables and arrays into the sampler (see unwinder.h).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
@@ -13,6 +14,7 @@ struct unwinder {
 	struct symbolizer	*sym;
 	struct unwind_cache	*cache;
 	enum sp_unwind_mode	mode;
+	uint64_t		built;	/* builds finished at the last collect */
 };
 
 /* ---- the kernel: the sampler's maps ---- */
@@ -214,15 +216,36 @@ unwinder_on_maps(struct unwinder *u, pid_t tgid)
 }
 
 void
+unwinder_on_retry(struct unwinder *u, pid_t tgid)
+{
+	if (u->mode != SP_UNWIND_FP && unwind_process_retry_due(u->cache, tgid))
+		unwinder_on_maps(u, tgid);
+}
+
+void
 unwinder_on_exit(struct unwinder *u, pid_t tgid)
 {
 	unwind_process_forget(u->cache, tgid, false);
 }
 
+/*
+ * The builds' memory (libdw's, the rows') goes back to the system here,
+ * once per drain and only after builds: malloc_trim walks every free
+ * chunk of every arena (tens of ms on a fragmented heap of 60 MB), which
+ * after every finished build stalled the main loop, and from the worker
+ * held the main arena's lock against it.
+ */
 void
 unwinder_collect(struct unwinder *u)
 {
+	struct unwind_stats st;
+
 	unwind_cache_collect(u->cache);
+	unwind_cache_stats(u->cache, &st);
+	if (st.builds + st.build_errors != u->built) {
+		u->built = st.builds + st.build_errors;
+		malloc_trim(0);
+	}
 }
 
 void

@@ -45,6 +45,9 @@ void unwinder_note_process(struct unwinder *u, pid_t tgid);
  * read again), an exit (forgotten; the kernel dropped its array itself). */
 void unwinder_on_exec(struct unwinder *u, pid_t tgid, bool selected);
 void unwinder_on_maps(struct unwinder *u, pid_t tgid);
+/* The walker asks again for a mapping without a table (SP_UNWIND_RETRY):
+ * as unwinder_on_maps, when the process's back-off allows. */
+void unwinder_on_retry(struct unwinder *u, pid_t tgid);
 void unwinder_on_exit(struct unwinder *u, pid_t tgid);
 
 /* Once per drain: processes gone, tables idle too long. */

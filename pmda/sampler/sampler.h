@@ -186,8 +186,8 @@ int sampler_unwind_table_add(struct sampler *s, uint64_t base,
 int sampler_unwind_table_remove(struct sampler *s, uint32_t id);
 /* Give tgid's executable mappings to the walker, replacing any earlier:
  * n <= SP_UNWIND_MAX_MAPPINGS (else -E2BIG), sorted by start and
- * disjoint, each naming a loaded table or SP_UNWIND_NO_TABLE (else
- * -EINVAL); -ENOSPC when the process map is full.  State unchanged on
+ * disjoint, each naming a loaded table, SP_UNWIND_NO_TABLE or
+ * SP_UNWIND_RETRY (else -EINVAL); -ENOSPC when the process map is full.  State unchanged on
  * error.  The kernel drops a process's entry when it exits
  * (SP_EVENT_EXIT). */
 int sampler_unwind_set_process(struct sampler *s, pid_t tgid,

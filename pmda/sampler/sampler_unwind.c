@@ -282,7 +282,7 @@ check_mappings(const struct unwind_state *u, const struct sp_unwind_mapping *m, 
 	if (n > SP_UNWIND_MAX_MAPPINGS)
 		return -E2BIG;
 	for (uint32_t i = 0; i < n; i++) {
-		if (m[i].len == 0 || (m[i].table != SP_UNWIND_NO_TABLE && !loaded(u, m[i].table)))
+		if (m[i].len == 0 || (m[i].table < SP_UNWIND_RETRY && !loaded(u, m[i].table)))
 			return -EINVAL;
 		if (i > 0 && m[i].start < m[i - 1].start + m[i - 1].len)
 			return -EINVAL;

@@ -122,6 +122,15 @@ int unwind_cache_settle(struct unwind_cache *c, int timeout_ms);
  */
 int unwind_process_set(struct unwind_cache *c, pid_t tgid,
 		       const struct unwind_mapping *maps, size_t n);
+/*
+ * tgid's walker met a mapping marked SP_UNWIND_RETRY (its file could not
+ * be opened or identified, or its table was unloaded for room): true when
+ * describing tgid again (unwind_process_set) is due.  True at most once
+ * per back-off, which doubles from 1 s to 64 s while some mapping stays
+ * marked, so that a file that never opens costs little.  A table unloaded
+ * for room is built again only after its own back-off (backoff_ns).
+ */
+bool unwind_process_retry_due(struct unwind_cache *c, pid_t tgid);
 /* Forget tgid; with kernel_too, remove its array from the kernel (the
  * kernel drops it by itself when the process exits). */
 void unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too);

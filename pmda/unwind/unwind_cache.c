@@ -18,7 +18,6 @@
  * helpers, one-off programs) is not built at all.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,9 +405,15 @@ load(struct unwind_cache *c, struct ufile *f, const struct ujob *j)
 	while ((id = c->kops->table_add(c->karg, j->base, j->rows, j->nrows)) == -ENOSPC &&
 	       f->refs > 0 && could_fit(c, j->nrows) && evict_idle_one(c))
 		;
+	if (id == -ENOSPC) {		/* no room now: as if unloaded for room */
+		f->state = UF_EVICTED;
+		f->evicted_at = unwind_now_ns();
+		c->st.kernel_full++;
+		return;
+	}
 	if (id < 0) {
 		f->state = UF_FAILED;
-		c->st.kernel_full += id == -ENOSPC || id == -E2BIG;
+		c->st.kernel_full += id == -E2BIG;
 		return;
 	}
 	f->state = UF_LOADED;
@@ -440,7 +445,6 @@ unwind_cache_poll(struct unwind_cache *c)
 	}
 	uworker_release(c->worker, bytes);
 	unwind_procs_push_dirty(c);
-	malloc_trim(0);
 }
 
 int

@@ -44,8 +44,9 @@ enum ufile_state {
 	UF_DEFERRED,			/* seen in one drain only: built if seen in a second */
 	UF_QUEUED,			/* handed to the worker */
 	UF_LOADED,			/* in the kernel under kernel_id */
-	UF_FAILED,			/* no table: bad CFI, too large, no room */
-	UF_EVICTED,			/* unloaded for room: rebuilt after the back-off */
+	UF_FAILED,			/* no table: bad CFI, too large */
+	UF_EVICTED,			/* unloaded for room, or no room to load:
+					 * built again after the back-off */
 };
 
 struct ufile {
@@ -102,6 +103,7 @@ void ujob_free(struct ujob *j);
 /* ---- processes (unwind_procs.c) ---- */
 struct upmap {
 	uint64_t	start, end, pgoff;
+	enum unwind_map_kind kind;
 	struct ufile	*file;		/* NULL: frame pointers */
 	struct uinode	*inode;		/* FILE mappings: the inode it came by */
 };
@@ -110,6 +112,8 @@ struct uproc {
 	pid_t		tgid;
 	struct upmap	*maps;
 	size_t		n;
+	uint64_t	retry_at;	/* SP_EVENT_RETRY is not acted on before */
+	uint64_t	retry_gap;	/* ... and its back-off (0: no mapping marked) */
 	struct uproc	*hnext;
 };
 

@@ -4,7 +4,11 @@
  * the kernel's sorted array of (start, len, bias, table id).  A mapping
  * whose table is not loaded (building, failed, JIT code) gets
  * SP_UNWIND_NO_TABLE: the walker uses its frame pointer there.  When a
- * table arrives, every process mapping it gets its array again.
+ * table arrives, every process mapping it gets its array again.  A file
+ * mapping whose table nothing is under way to bring (its file could not
+ * be opened or identified: a race with dlopen or exit; or its table was
+ * unloaded for room) gets SP_UNWIND_RETRY instead: the walker asks, and
+ * the process is described again, with a back-off.
  */
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +34,16 @@ release_maps(struct unwind_cache *c, struct upmap *maps, size_t n)
 	free(maps);
 }
 
+/* Would describing the process again give m a table?  Not while one is
+ * queued or deferred (it comes by itself), nor when it was refused. */
+static bool
+worth_retry(const struct upmap *m)
+{
+	if (m->kind == UNWIND_MAP_OTHER)
+		return false;
+	return !m->file || m->file->state == UF_EVICTED;
+}
+
 /* The kernel's entry for one mapping; false when it cannot have one. */
 static bool
 kernel_mapping(const struct upmap *m, struct sp_unwind_mapping *k)
@@ -40,7 +54,7 @@ kernel_mapping(const struct upmap *m, struct sp_unwind_mapping *k)
 		return false;
 	k->start = m->start;
 	k->len = (uint32_t)(m->end - m->start);
-	k->table = SP_UNWIND_NO_TABLE;
+	k->table = worth_retry(m) ? SP_UNWIND_RETRY : SP_UNWIND_NO_TABLE;
 	if (m->file && m->file->state == UF_LOADED &&
 	    unwind_mapping_bias(&m->file->layout, m->start, m->pgoff, &bias))
 		k->table = m->file->kernel_id;
@@ -58,6 +72,7 @@ unwind_procs_push(struct unwind_cache *c, struct uproc *p)
 {
 	struct sp_unwind_mapping k[SP_UNWIND_MAX_MAPPINGS];
 	size_t with_file = 0, room_other, others = 0;
+	bool retry = false;
 	uint32_t n = 0;
 
 	for (size_t i = 0; i < p->n; i++)
@@ -67,8 +82,10 @@ unwind_procs_push(struct unwind_cache *c, struct uproc *p)
 		if (!p->maps[i].file && others++ >= room_other)
 			continue;
 		if (kernel_mapping(&p->maps[i], &k[n]))
-			n++;
+			retry |= k[n++].table == SP_UNWIND_RETRY;
 	}
+	if (!retry)
+		p->retry_gap = 0;
 	c->st.mappings_dropped += p->n - n;
 	if (c->kops->process_set(c->karg, p->tgid, k, n) < 0)
 		c->st.process_errors++;
@@ -125,6 +142,7 @@ unwind_process_set(struct unwind_cache *c, pid_t tgid, const struct unwind_mappi
 		pm[i].start = maps[i].start;
 		pm[i].end = maps[i].end;
 		pm[i].pgoff = maps[i].pgoff;
+		pm[i].kind = maps[i].kind;
 		pm[i].file = unwind_file_get(c, tgid, &maps[i], &pm[i].inode);
 	}
 	release_maps(c, p->maps, p->n);
@@ -155,6 +173,24 @@ unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too)
 	if (kernel_too)
 		c->kops->process_remove(c->karg, tgid);
 	drop(c, pp);
+}
+
+#define RETRY_GAP_MIN_NS	1000000000ull
+#define RETRY_GAP_MAX_NS	(64 * RETRY_GAP_MIN_NS)
+
+bool
+unwind_process_retry_due(struct unwind_cache *c, pid_t tgid)
+{
+	struct uproc *p = *proc_slot(c, tgid);
+	uint64_t now = unwind_now_ns();
+
+	if (!p || now < p->retry_at)
+		return false;
+	p->retry_gap = p->retry_gap ? p->retry_gap * 2 : RETRY_GAP_MIN_NS;
+	if (p->retry_gap > RETRY_GAP_MAX_NS)
+		p->retry_gap = RETRY_GAP_MAX_NS;
+	p->retry_at = now + p->retry_gap;
+	return true;
 }
 
 bool

@@ -7,7 +7,6 @@
  * are bounded (queue_bytes): past it the worker waits.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +87,8 @@ build(struct ujob *j)
 	j->fd = -1;
 	free(j->image);
 	j->image = NULL;
-	malloc_trim(0);		/* libdw's and the table's memory, back to the system */
+	/* no malloc_trim here: it walks every arena, the main thread's too,
+	 * under their locks; the agent trims once per drain (unwinder.c) */
 }
 
 static void *

@@ -17,6 +17,9 @@
  *            __restore_rt's signal frame back into the chain
  *   dlopen   f10 calls into a library dlopen'ed after the process was
  *            described: the walker asks for a refresh, the cache builds it
+ *   retry    the process's file mappings are marked SP_UNWIND_RETRY (as
+ *            when their files did not open): the walker asks
+ *            (SP_EVENT_RETRY), the agent's answer gives them tables
  *
  * and two that must not reach main: the same leaf case under fp mode (the
  * kernel's frame-pointer walk; this shows the check can fail), and the plt
@@ -331,6 +334,52 @@ test_dlopen(struct glue *g)
 	CHECK(t.leaf_named > t.samples / 2);
 }
 
+/* Every file mapping of pid, marked SP_UNWIND_RETRY, to the kernel. */
+struct retry_array {
+	struct sp_unwind_mapping m[SP_UNWIND_MAX_MAPPINGS];
+	uint32_t n;
+};
+
+static void
+add_retry(void *arg, const struct symbolizer_mapping *sm)
+{
+	struct retry_array *a = arg;
+
+	if (sm->kind == SYMBOLIZER_MAP_FILE && a->n < SP_UNWIND_MAX_MAPPINGS)
+		a->m[a->n++] = (struct sp_unwind_mapping){
+			.start = sm->start, .len = (uint32_t)(sm->end - sm->start),
+			.table = SP_UNWIND_RETRY,
+		};
+}
+
+/* A process whose files had no table when it was described (the open
+ * raced with dlopen or failed): its stacks are whole once the walker has
+ * asked and the agent has described it again. */
+static void
+test_retry(struct glue *g)
+{
+	struct child c = start_chain("plt", nofp_dir);
+	struct tally t = { .leaf = "[l] lib_work" };
+	struct retry_array a = { .n = 0 };
+	int asked;
+
+	describe(g, c.pid);
+	CHECK(symbolizer_mappings(g->sym, c.pid, add_retry, &a) > 0);
+	CHECK(a.n >= 2);			/* the program and the library at least */
+	CHECK_INT(sampler_unwind_set_process(g->s, c.pid, a.m, a.n), 0);
+	CHECK_INT(sampler_set_filter(g->s, false, &c.pid, 1), 0);
+	asked = wait_event(g->s, SP_EVENT_RETRY, c.pid);
+	CHECK(asked > 0);
+	unwinder_on_retry(g->u, c.pid);		/* the agent's answer */
+	CHECK_INT(unwind_cache_settle(g->uc, 10000), 0);
+	sample(g, c.pid, &t);
+	child_stop(&c);
+	report("retry", &t);
+	printf("  retry asked %d times\n", asked);
+	CHECK(t.samples >= MIN_SAMPLES);
+	CHECK_INT(t.full, t.samples);
+}
+
 /* The library's CFI is garbage: its table is refused and counted, the
  * program's own table still works, the library's frames step by frame
  * pointer, and every sample is still delivered. */
@@ -454,6 +503,7 @@ main(void)
 	test_case(&g, "syscall", "[l] read");
 	test_case(&g, "signal", "handler");
 	test_dlopen(&g);
+	test_retry(&g);
 	test_fp_mode(&g);
 	test_broken_library(&g);
 	test_lifecycle(&g);

@@ -18,6 +18,12 @@
  *   defer     with defer_builds, a file is built only when mapped in a
  *             second drain or by a process that lived through one; builds
  *             queued for files nobody maps any more are dropped
+ *   retry     a file mapping left without a table that describing the
+ *             process again may give (its file did not open; no room in
+ *             the kernel) is marked SP_UNWIND_RETRY, so the walker asks;
+ *             the retry is due at once, then after a growing back-off;
+ *             one without room is built again only after the back-off
+ *             (it kept frame pointers for life: _json in qa 050)
  *
  * The files: libraries compiled here from one generated source with a
  * different seed each (same row count, different build-ids), and a tiny one.
@@ -43,6 +49,8 @@ static struct {
 	uint64_t	capacity, used;		/* rows, in whole blocks */
 	uint32_t	rows_of[MAX_IDS];	/* 0: free id */
 	int		adds, removes, last_removed;
+	uint32_t	last_table;		/* of the first mapping last set */
+	int		fail_opens;		/* the next opens that fail */
 } k;
 
 static uint64_t
@@ -82,7 +90,8 @@ k_table_remove(void *arg, uint32_t id)
 static int
 k_process_set(void *arg, pid_t tgid, const struct sp_unwind_mapping *m, uint32_t n)
 {
-	(void)arg, (void)tgid, (void)m, (void)n;
+	(void)arg, (void)tgid;
+	k.last_table = n ? m[0].table : SP_UNWIND_NO_TABLE;
 	return 0;
 }
 
@@ -108,6 +117,8 @@ static int
 s_open_file(void *arg, pid_t tgid, const struct unwind_mapping *m)
 {
 	(void)arg, (void)tgid;
+	if (k.fail_opens > 0 && k.fail_opens--)
+		return -ENOENT;		/* gone from map_files for a moment */
 	for (int i = 0; i <= NLIBS; i++)
 		if (libs[i].ino == m->ino && libs[i].dev == m->dev)
 			return open(libs[i].path, O_RDONLY | O_CLOEXEC);
@@ -392,6 +403,49 @@ test_defer(void)
 	unwind_cache_free(c);
 }
 
+static void
+test_retry(void)
+{
+	/* room for one library: the second has none while the first is mapped */
+	uint64_t cap = in_blocks(lib_rows) + SP_UNWIND_BLOCK_ROWS;
+	struct unwind_cache *c = cache_new(cap, 0);
+
+	/* the open fails once: marked, the retry is due, and gives the table */
+	k.fail_opens = 1;
+	map_lib(c, 1, 0);
+	CHECK_INT(stats(c).tables_loaded, 0);
+	CHECK_INT(k.last_table, SP_UNWIND_RETRY);
+	CHECK(unwind_process_retry_due(c, 1));
+	CHECK(!unwind_process_retry_due(c, 1));	/* not again within 1 s */
+	map_lib(c, 1, 0);
+	CHECK_INT(stats(c).tables_loaded, 1);
+	CHECK(k.last_table < SP_UNWIND_RETRY);
+	CHECK(!unwind_process_retry_due(c, 2));	/* unknown process */
+
+	/* no room: marked, not built again within the back-off ... */
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).kernel_full, 1);
+	CHECK_INT(k.last_table, SP_UNWIND_RETRY);
+	CHECK(unwind_process_retry_due(c, 2));
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).builds, 2);
+	CHECK_INT(stats(c).rebuilds_deferred, 1);
+	CHECK_INT(k.last_table, SP_UNWIND_RETRY);
+	/* ... after it, with the first library idle, the retry loads it */
+	unwind_process_forget(c, 1, false);
+	sleep_ms((long)(BACKOFF_NS / 1000000) + 50);
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).builds, 3);
+	CHECK_INT(stats(c).evictions, 1);
+	CHECK(k.last_table < SP_UNWIND_RETRY);
+
+	/* a refused table and frame-pointer code are not asked about */
+	struct unwind_mapping jit = { .start = 0x1000, .end = 0x2000, .kind = UNWIND_MAP_OTHER };
+	CHECK_INT(unwind_process_set(c, 3, &jit, 1), 0);
+	CHECK_INT(k.last_table, SP_UNWIND_NO_TABLE);
+	unwind_cache_free(c);
+}
+
 int
 main(void)
 {
@@ -402,5 +456,6 @@ main(void)
 	test_lru_backoff();
 	test_exits();
 	test_defer();
+	test_retry();
 	return unit_report("test_unwind_policy");
 }
