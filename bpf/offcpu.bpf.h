@@ -12,7 +12,7 @@
  *    copied into its pending record, then the time.
  *  - next, if it has a pending record: its interval is over.  Shorter than
  *    offcpu_min_us, it is only counted as such; else both stacks go into
- *    this generation's off-CPU stack map and the microseconds are added to
+ *    this generation's off-CPU stack maps and the microseconds are added to
  *    their count, under a key shaped like an on-CPU sample's.
  * Stacks are taken at switch-out because only then can they be trusted (at
  * switch-in the address space mapped is prev's, not next's, and
@@ -73,7 +73,16 @@ struct {
 	__type(value, __u64);			/* microseconds */ \
 } name SEC(".maps")
 
-/* Kernel and user stacks, keyed by the hash of their pcs (user_stack.bpf.h). */
+/*
+ * Kernel stacks and user stacks, keyed by the hash of their pcs
+ * (user_stack.bpf.h), in maps of their own: a wake allocates at most one
+ * element of each map.  An as-used map's elements come from a per-CPU
+ * cache (the kernel's bpf_mem_alloc) that starts with one element for
+ * elements this large and is refilled from irq_work, which cannot run
+ * inside sched_switch: with both stacks in one map, the second store of a
+ * wake on a CPU whose cache held one element failed (-ENOMEM), and the
+ * interval was counted without its user stack.
+ */
 #define OFFCPU_STACK_MAP(name) struct { \
 	__uint(type, BPF_MAP_TYPE_HASH); \
 	__uint(max_entries, 1);			/* sized at load */ \
@@ -84,8 +93,10 @@ struct {
 
 OFFCPU_COUNT_MAP(offcpu_counts0);
 OFFCPU_COUNT_MAP(offcpu_counts1);
-OFFCPU_STACK_MAP(offcpu_stacks0);
-OFFCPU_STACK_MAP(offcpu_stacks1);
+OFFCPU_STACK_MAP(offcpu_kstacks0);
+OFFCPU_STACK_MAP(offcpu_kstacks1);
+OFFCPU_STACK_MAP(offcpu_ustacks0);
+OFFCPU_STACK_MAP(offcpu_ustacks1);
 
 static __always_inline struct offcpu_pending *
 pending_of(__u32 tid)
@@ -134,7 +145,7 @@ offcpu_sleep(void *ctx, __u32 prev_state, bool preempt)
 	p->start_ns = bpf_ktime_get_ns();
 }
 
-/* The kernel stack's key in the off-CPU stack map, or -errno. */
+/* The kernel stack's key in the off-CPU kernel stack map, or -errno. */
 static __always_inline __s32
 offcpu_kernel_key(void *stacks, struct walk *k)
 {
@@ -157,7 +168,7 @@ offcpu_wake(__u32 tid)
 	struct offcpu_pending *p;
 	struct sp_stack_key key;
 	__u64 start, us;
-	void *stacks;
+	void *kstacks, *ustacks;
 	int gen;
 
 	if (tid == 0 || !(p = bpf_map_lookup_elem(&offcpu_pending, &tid)))
@@ -179,12 +190,13 @@ offcpu_wake(__u32 tid)
 		return;
 	}
 	gen = READ_ONCE(generation) & 1;
-	stacks = gen ? (void *)&offcpu_stacks1 : (void *)&offcpu_stacks0;
+	kstacks = gen ? (void *)&offcpu_kstacks1 : (void *)&offcpu_kstacks0;
+	ustacks = gen ? (void *)&offcpu_ustacks1 : (void *)&offcpu_ustacks0;
 	__builtin_memset(&key, 0, sizeof(key));
 	key.tgid = p->tgid;
 	key.tid = tid;
-	key.kernel_stack_id = offcpu_kernel_key(stacks, &p->kernel);
-	key.user_stack = p->user.stack.nframes ? store_stack(stacks, &p->user, ~0ULL)
+	key.kernel_stack_id = offcpu_kernel_key(kstacks, &p->kernel);
+	key.user_stack = p->user.stack.nframes ? store_stack(ustacks, &p->user, ~0ULL)
 					       : SP_USTACK_NONE;
 	__builtin_memcpy(key.comm, p->comm, sizeof(key.comm));
 	__builtin_memcpy(key.pcomm, p->pcomm, sizeof(key.pcomm));

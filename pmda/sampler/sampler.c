@@ -24,7 +24,7 @@
 #define OVERFLOW_MIN		512
 #define PF_COUNTS		4096	/* distinct faulting stacks per generation */
 #define OFFCPU_COUNTS		8192	/* distinct sleeping stacks per generation */
-#define OFFCPU_STACKS		8192	/* their kernel and user stacks */
+#define OFFCPU_STACKS		8192	/* their kernel stacks, and as many user stacks */
 #define OFFCPU_SLEEPERS		16384	/* threads with a record (2 KiB each) */
 
 static uint32_t
@@ -81,7 +81,8 @@ size_maps(struct sampler *s, bool shared)
 	struct bpf_map *ustack_maps[] = { k->maps.ustacks0, k->maps.ustacks1 };
 	struct bpf_map *pf_maps[] = { k->maps.pf_counts0, k->maps.pf_counts1 };
 	struct bpf_map *off_counts[] = { k->maps.offcpu_counts0, k->maps.offcpu_counts1 };
-	struct bpf_map *off_stacks[] = { k->maps.offcpu_stacks0, k->maps.offcpu_stacks1 };
+	struct bpf_map *off_kstacks[] = { k->maps.offcpu_kstacks0, k->maps.offcpu_kstacks1 };
+	struct bpf_map *off_ustacks[] = { k->maps.offcpu_ustacks0, k->maps.offcpu_ustacks1 };
 	int err = bpf_map__set_max_entries(k->maps.offcpu_pending, z.offcpu_pending);
 
 	for (int g = 0; g < SP_GENERATIONS && !err; g++) {
@@ -97,7 +98,9 @@ size_maps(struct sampler *s, bool shared)
 		if (!err)
 			err = bpf_map__set_max_entries(off_counts[g], z.offcpu_counts);
 		if (!err)
-			err = bpf_map__set_max_entries(off_stacks[g], z.offcpu_stacks);
+			err = bpf_map__set_max_entries(off_kstacks[g], z.offcpu_stacks);
+		if (!err)
+			err = bpf_map__set_max_entries(off_ustacks[g], z.offcpu_stacks);
 	}
 	if (!err && !shared)
 		err = sampler_unwind_size(s);
@@ -210,7 +213,8 @@ sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
 	if (err < 0)
 		return err;
 	if ((err = sampler_ustacks_init(&s->ustacks)) < 0 ||
-	    (err = sampler_ustacks_init(&s->offstacks)) < 0)
+	    (err = sampler_ustacks_init(&s->offstacks)) < 0 ||
+	    (err = sampler_ustacks_init(&s->offkstacks)) < 0)
 		return err;
 	if (share)
 		s->skel->bss->unwind_mode = share->bss->unwind_mode;
@@ -263,6 +267,7 @@ sampler_open(struct sampler **sp, const struct sampler_config *config)
 		s->ncpus = 0;
 		goto fail;
 	}
+	sampler_offcpu_find_schedule(s);	/* before sampling starts: 45 ms of CPU */
 	try_raise_memlock();
 	if ((err = load(s)) < 0 || (err = sampler_set_enabled(s, true)) < 0)
 		goto fail;
@@ -287,6 +292,7 @@ sampler_close(struct sampler *s)
 	sampler_cache_free(&s->cache);
 	sampler_ustacks_free(&s->ustacks);
 	sampler_ustacks_free(&s->offstacks);
+	sampler_ustacks_free(&s->offkstacks);
 	sampler_unwind_free(&s->unwind);
 	free(s->keys);
 	free(s->values);

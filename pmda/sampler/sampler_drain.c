@@ -177,7 +177,7 @@ read_stack(struct sampler *s, int gen, __s32 id, const uint64_t **ips)
 static int
 read_offcpu_stack(struct sampler *s, __s32 id, const uint64_t **ips)
 {
-	const struct sp_user_stack *k = id >= 0 ? sampler_ustacks_find(&s->offstacks, (uint64_t)id) : NULL;
+	const struct sp_user_stack *k = id >= 0 ? sampler_ustacks_find(&s->offkstacks, (uint64_t)id) : NULL;
 	int skip;
 
 	*ips = NULL;
@@ -331,11 +331,15 @@ sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *
 
 	if (err == 0)
 		err = sampler_ustacks_read(s, &s->offstacks,
-					   gen ? k->maps.offcpu_stacks1 : k->maps.offcpu_stacks0);
+					   gen ? k->maps.offcpu_ustacks1 : k->maps.offcpu_ustacks0);
+	if (err == 0)
+		err = sampler_ustacks_read(s, &s->offkstacks,
+					   gen ? k->maps.offcpu_kstacks1 : k->maps.offcpu_kstacks0);
 	for (int p = 0; p < SAMPLER_PROFILES && err == 0; p++)
 		err = drain_counts(s, (enum sampler_profile)p, gen, fn, arg);
 	sampler_ustacks_reset(&s->ustacks);
 	sampler_ustacks_reset(&s->offstacks);
+	sampler_ustacks_reset(&s->offkstacks);
 	if (err < 0) {
 		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
 		return err;

@@ -93,15 +93,19 @@ forget_sleepers(struct sampler *s)
  * when sched_switch runs more than one program.  The thread's own stack
  * starts in __schedule.  Unreadable or hidden addresses: nothing trimmed.
  */
-static void
-find_schedule(struct sampler *s)
+void
+sampler_offcpu_find_schedule(struct sampler *s)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512], name[256];
 	unsigned long long addr;
 	bool found = false;
 
+	s->sched_lo = s->sched_hi = 0;
 	while (f && fgets(line, sizeof(line), f)) {
+		/* 200k lines: parse only __schedule's and the one after */
+		if (!found && !strstr(line, " __schedule\n"))
+			continue;
 		if (sscanf(line, "%llx %*c %255s", &addr, name) != 2)
 			continue;
 		if (found) {
@@ -135,8 +139,6 @@ sampler_set_offcpu(struct sampler *s, bool on)
 
 	if (on == s->offcpu_on)
 		return 0;
-	if (on && s->sched_hi == 0)
-		find_schedule(s);
 	if (on) {
 		if (s->enabled && (err = sampler_offcpu_attach(s)) < 0)
 			return err;

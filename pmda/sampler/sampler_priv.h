@@ -86,7 +86,8 @@ struct sampler {
 	void			*percpu;	/* one per-CPU map value, [ncpus] */
 	uint64_t		lost_stacks[2];	/* id in key but not in map: k, u */
 	struct ustack_cache	ustacks;
-	struct ustack_cache	offstacks;	/* off-CPU stacks, kernel and user */
+	struct ustack_cache	offstacks;	/* off-CPU user stacks */
+	struct ustack_cache	offkstacks;	/* off-CPU kernel stacks */
 	struct unwind_state	unwind;
 	void			(*event_fn)(void *, enum sp_event_kind, pid_t);
 
@@ -136,6 +137,9 @@ void sampler_offcpu_choose(struct sampler *s, bool raw);
  * those before __schedule, looking at OFFCPU_TRIM_MAX at most. */
 #define OFFCPU_TRIM_MAX	8
 int sampler_offcpu_trim(const struct sampler *s, const uint64_t *ips, int n);
+/* __schedule's text range, read at open: /proc/kallsyms shows addresses
+ * only to those who open it with CAP_SYSLOG, which the PMDA drops. */
+void sampler_offcpu_find_schedule(struct sampler *s);
 
 /* sampler_pagefault.c */
 int sampler_pagefault_attach(struct sampler *s);
