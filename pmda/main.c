@@ -14,6 +14,7 @@
  * the state file (what was stored with pmstore before a restart).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -247,6 +248,12 @@ main(int argc, char **argv)
 	struct agent	*a;
 	struct drain	*d;
 
+	/* One malloc arena for every thread.  A thread's own arena keeps its
+	 * high-water mark resident: malloc_trim gives back the top of the
+	 * main arena only, and the unwind worker's peak is a whole libdw
+	 * build (10 MB for libLLVM-15), kept for the agent's life.  In the
+	 * main arena the trim once a drain after builds returns it. */
+	mallopt(M_ARENA_MAX, 1);
 	pmSetProgname(argv[0]);
 	pmsprintf(helppath, sizeof(helppath), "%s/stackprof/help", pmGetConfig("PCP_PMDAS_DIR"));
 	pmsprintf(statedir, sizeof(statedir), "%s/stackprof/" STATE_DIR, pmGetConfig("PCP_PMDAS_DIR"));
