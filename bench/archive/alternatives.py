@@ -79,7 +79,7 @@ def parse(values):
     for v in values:
         lines = v.split("\n")
         time = float(lines[0].split()[2])
-        pairs = []
+        pairs, prev = [], []
         for line in lines[1:]:
             if line.startswith("t "):
                 tid, rest = line[2:].split(" ", 1)
@@ -89,14 +89,20 @@ def parse(values):
                 frames[int(fid)] = rest
             elif line.startswith("s "):
                 sid, rest = line[2:].split(" ", 1)
-                stacks[int(sid)] = ";".join(frames[int(f)] for f in rest.split(","))
+                first = []
+                if rest.startswith("^"):        # the first K frames of the stack before
+                    k, rest = rest[1:].split(" ", 1)
+                    first = prev[:int(k)]
+                prev = first + [frames[int(f)] for f in rest.split(",")]
+                stacks[int(sid)] = ";".join(prev)
             elif line.startswith("h "):
                 continue    # the heat map: the same in every design
             elif line:
-                toks = line.split(" ")
+                toks, sid = line.split(" "), 0
                 for tok in toks[1:]:
                     f = tok.split(":")
-                    pairs.append((int(toks[0]), int(f[0]), int(f[1]) if len(f) > 1 else 1))
+                    sid = sid + int(f[0][1:]) if f[0].startswith("+") else int(f[0])
+                    pairs.append((int(toks[0]), sid, int(f[1]) if len(f) > 1 else 1))
         fetches.append((time, pairs))
     return threads, stacks, fetches
 

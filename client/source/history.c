@@ -33,6 +33,10 @@ struct history_reader {
 	char		**stacks;	/* folded: frame names joined by ';' */
 	char		*fold;		/* a stack being resolved */
 	size_t		foldcap;
+	long		*prev;		/* the frames (indexes) of the value's */
+	size_t		nprev, prevcap;	/* last stack, for "s ID ^K ..." */
+	long		*cur;
+	size_t		curcap;
 };
 
 struct history_reader *
@@ -69,6 +73,8 @@ history_reader_free(struct history_reader *r)
 	free(r->frames);
 	free(r->stacks);
 	free(r->fold);
+	free(r->prev);
+	free(r->cur);
 	hash_table_free(&r->tids.ids);
 	hash_table_free(&r->fids.ids);
 	hash_table_free(&r->sids.ids);
@@ -215,29 +221,49 @@ fold_frame(struct history_reader *r, size_t *len, const char *f)
 	return 0;
 }
 
-/* "s ID F,F,..." (after "s "): frame ids, root first, resolved now. */
+/*
+ * "s ID F,F,..." (after "s "): frame ids, root first, resolved now; or
+ * "s ID ^K F,..." (K >= 1): the first K frames of the stack defined just
+ * before in this value, then these.
+ */
 static int
 define_stack(struct history_reader *r, const char *p, const char *end)
 {
-	uint64_t	id, fid;
-	size_t		len = 0;
-	long		fi;
+	uint64_t	id, fid, k = 0;
+	size_t		len = 0, n = 0, i;
+	long		fi, *t;
 	char		*folded;
 	int		sts;
 
 	if (!parse_u64(&p, &id) || !skip_char(&p, ' '))
 		return 1;
+	if (skip_char(&p, '^') &&
+	    (!parse_u64(&p, &k) || k == 0 || k > r->nprev || !skip_char(&p, ' ')))
+		return 1;
+	if (array_reserve(&r->cur, &r->curcap, (size_t)k + 1) < 0)
+		return -ENOMEM;
+	for (n = 0; n < k; n++)
+		r->cur[n] = r->prev[n];
 	do {
 		if (!parse_u64(&p, &fid) || (fi = find_id(&r->fids, fid)) < 0)
 			return 1;
-		if ((sts = fold_frame(r, &len, r->frames[fi])) < 0)
-			return sts;
+		if (array_reserve(&r->cur, &r->curcap, n + 1) < 0)
+			return -ENOMEM;
+		r->cur[n++] = fi;
 	} while (p < end && skip_char(&p, ','));
 	if (p != end)
 		return 1;
+	for (i = 0; i < n; i++)
+		if ((sts = fold_frame(r, &len, r->frames[r->cur[i]])) < 0)
+			return sts;
 	if ((folded = strdup(r->fold)) == NULL)
 		return -ENOMEM;
-	return define_text(&r->sids, &r->stacks, id, folded);
+	if ((sts = define_text(&r->sids, &r->stacks, id, folded)) < 0)
+		return sts;
+	t = r->prev, r->prev = r->cur, r->cur = t;	/* the next "^K" refers to it */
+	i = r->prevcap, r->prevcap = r->curcap, r->curcap = i;
+	r->nprev = n;
+	return 0;
 }
 
 /* What the header says, and where samples go. */
@@ -253,17 +279,21 @@ struct value_ctx {
 	struct record_counts	*c;
 };
 
-/* One "SID[:COUNT[:USEC]]" token of thread t; 1 when malformed. */
+/* One "SID[:COUNT[:USEC]]" token of thread t, or "+D[...]": SID is D
+ * past *prev, the line's token before (kept in *prev); 1 when malformed. */
 static int
-count_token(struct value_ctx *v, const struct hist_thread *t, const char **p)
+count_token(struct value_ctx *v, const struct hist_thread *t, const char **p, uint64_t *prev)
 {
 	uint64_t		sid, count = 1, value = 0;
 	long			si;
-	bool			explicit = false;
+	bool			explicit = false, delta = skip_char(p, '+');
 	struct stack_sample	s;
 
-	if (!parse_u64(p, &sid))
+	if (!parse_u64(p, &sid) || (delta && sid > UINT64_MAX - *prev))
 		return 1;
+	if (delta)
+		sid += *prev;
+	*prev = sid;
 	if (skip_char(p, ':') && (!parse_u64(p, &count) ||
 				  (skip_char(p, ':') && !(explicit = parse_u64(p, &value)))))
 		return 1;
@@ -278,11 +308,12 @@ count_token(struct value_ctx *v, const struct hist_thread *t, const char **p)
 	return records_offer(&s, v->from, v->to, v->fn, v->arg, v->c);
 }
 
-/* "TID SID[:COUNT[:USEC]] ..." up to end. */
+/* "TID SID[:COUNT[:USEC]] ..." up to end ("+D" tokens count from the SID
+ * of the token before, whatever else that token held). */
 static int
 count_line(struct value_ctx *v, const char *p, const char *end)
 {
-	uint64_t	tid;
+	uint64_t	tid, prev = 0;
 	long		ti;
 	int		sts;
 
@@ -292,7 +323,7 @@ count_line(struct value_ctx *v, const char *p, const char *end)
 	}
 	while (p < end && *p == ' ') {
 		p++;
-		if ((sts = count_token(v, &v->r->threads[ti], &p)) < 0)
+		if ((sts = count_token(v, &v->r->threads[ti], &p, &prev)) < 0)
 			return sts;
 		if (sts == 1) {
 			v->c->malformed++;
@@ -342,21 +373,28 @@ parse_header(const char *p, const char *end, double *time, unsigned *hz)
 #define MAX_SLICES	1000	/* the finest heat map: 1 ms slices */
 
 /* "h SEC.USEC N C0 C1 ..." (after "h "): N slices dividing the second,
- * at most N counts, the rest 0. */
+ * at most N counts, the rest 0; "C*R" is C R times. */
 static int
 heat_line(struct value_ctx *v, const char *p, const char *end)
 {
 	uint64_t	counts[MAX_SLICES] = { 0 };
-	uint32_t	n;
+	uint32_t	n, run;
 	double		t;
 	unsigned	i;
 
 	if (!parse_time(&p, &t) || !skip_char(&p, ' ') || !parse_u32(&p, &n) ||
 	    n == 0 || n > MAX_SLICES || MAX_SLICES % n != 0)
 		return 1;
-	for (i = 0; p < end && skip_char(&p, ' '); i++)
-		if (i >= n || !parse_u64(&p, &counts[i]))
+	for (i = 0; p < end && skip_char(&p, ' '); i += run) {
+		uint64_t	c;
+
+		run = 1;
+		if (i >= n || !parse_u64(&p, &c) ||
+		    (skip_char(&p, '*') && (!parse_u32(&p, &run) || run == 0 || run > n - i)))
 			return 1;
+		for (unsigned j = 0; j < run; j++)
+			counts[i + j] = c;
+	}
 	if (p != end)
 		return 1;
 	return v->heat ? v->heat(v->heat_arg, t, counts, n) : 0;
@@ -398,6 +436,7 @@ history_deliver(struct history_reader *r, const char *text, const char *host,
 		c->malformed++;
 		return 0;
 	}
+	r->nprev = 0;	/* "^K" refers within one value */
 	while (*end == '\n' && sts == 0) {
 		p = end + 1;
 		if ((end = strchr(p, '\n')) == NULL)

@@ -77,6 +77,7 @@ history_free(struct history *h)
 	free(h->parts);
 	cursors_free(&h->clients);
 	free(h->merged);
+	free(h->defs);
 	free(h->text.p);
 	free(h);
 }

@@ -18,11 +18,15 @@
  *   f 5 [l] __libc_start_call_main
  *   f 6 main
  *   s 17 5,6
+ *   s 18 ^2 7
  *   3 17 18:4 19:2:20203
+ *   h 1733011201.304309 50 2*48 1
  *
- * (thread 3 ran stack 17 once, 18 four times, 19 twice; a count's µs are
- * written only where they differ from the profile's rule, here count *
- * 10^6 / hz.)
+ * (thread 3 ran stack 17 once, 18 four times, 19 twice (ids ascend on
+ * a line; one may be written "+D", D past the id before, where shorter); stack 18 is the
+ * first 2 frames of the stack defined before it, then frame 7; a count's
+ * µs are written only where they differ from the profile's rule, here
+ * count * 10^6 / hz; the heat line's "2*48" is 2 in 48 slices.)
  */
 #ifndef HISTORY_H
 #define HISTORY_H

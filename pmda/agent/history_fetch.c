@@ -143,17 +143,25 @@ collect(struct history *h, const struct cursor *c, const struct hist_batch **fir
 	return (ssize_t)(i + 1);
 }
 
-/* "t ID KEY" / "s ID KEY" for an entry this client has not been told,
- * once per text (a client without a slot is told in every text). */
-static void
-define(struct history *h, char kind, struct hist_entry *e, int slot)
+/* Neither told to this client nor written in this text (a client
+ * without a slot is told in every text). */
+static bool
+untold(const struct history *h, const struct hist_entry *e, int slot)
 {
 	uint64_t	bit = slot >= 0 ? UINT64_C(1) << slot : 0;
 
-	if ((bit && (e->told & bit)) || e->written == h->serial)
+	return !(bit && (e->told & bit)) && e->written != h->serial;
+}
+
+/* "t ID KEY" / "f ID NAME" for an entry this client has not been told. */
+static void
+define(struct history *h, char kind, struct hist_entry *e, int slot)
+{
+	if (!untold(h, e, slot))
 		return;
 	text_printf(&h->text, "%c %" PRIu64 " %s\n", kind, e->id, e->key);
-	e->told |= bit;
+	if (slot >= 0)
+		e->told |= UINT64_C(1) << slot;
 	e->written = h->serial;
 }
 
@@ -161,13 +169,83 @@ define(struct history *h, char kind, struct hist_entry *e, int slot)
 static void
 define_frames(struct history *h, const struct hist_entry *stack, int slot)
 {
-	uint64_t	bit = slot >= 0 ? UINT64_C(1) << slot : 0;
 	unsigned	i;
 
-	if ((bit && (stack->told & bit)) || stack->written == h->serial)
+	if (!untold(h, stack, slot))
 		return;
 	for (i = 0; i < stack->nparts; i++)
 		define(h, 'f', stack->parts[i], slot);
+}
+
+/* Stacks by their frames' ids, root first: those sharing a prefix sit
+ * together. */
+static int
+by_frames(const void *x, const void *y)
+{
+	const struct hist_entry	*a = *(struct hist_entry *const *)x, *b = *(struct hist_entry *const *)y;
+	unsigned		i;
+
+	for (i = 0; i < a->nparts && i < b->nparts; i++)
+		if (a->parts[i]->id != b->parts[i]->id)
+			return a->parts[i]->id < b->parts[i]->id ? -1 : 1;
+	return (a->nparts > b->nparts) - (a->nparts < b->nparts);
+}
+
+/*
+ * "s ID F,F,..." for each stack of the items this client has not been
+ * told, or "s ID ^K F,..." when its first K frames are the previous
+ * stack's: stacks are defined in the order of their frames, and new
+ * stacks mostly share long prefixes (one interpreter's loop, one
+ * program's main), so a definition costs its own frames only.  The
+ * reference never leaves the text: a reader needs nothing of earlier
+ * values to follow it.
+ */
+static void
+define_stacks(struct history *h, size_t n, int slot)
+{
+	const struct hist_entry	*prev = NULL;
+	size_t			k = 0, i;
+	unsigned		same, f;
+
+	if (h->defcap < n) {
+		struct hist_entry	**v = realloc(h->defs, n * sizeof(*v));
+
+		if (v == NULL) {
+			h->text.failed = true;
+			return;
+		}
+		h->defs = v;
+		h->defcap = n;
+	}
+	for (i = 0; i < n; i++) {
+		struct hist_entry	*s = h->merged[i].stack;
+
+		if (untold(h, s, slot)) {
+			s->written = h->serial;	/* once in this list */
+			h->defs[k++] = s;
+		}
+	}
+	qsort(h->defs, k, sizeof(*h->defs), by_frames);
+	for (i = 0; i < k; i++) {
+		struct hist_entry	*s = h->defs[i];
+
+		for (same = 0; prev && same < prev->nparts && same < s->nparts &&
+		     prev->parts[same] == s->parts[same]; same++)
+			;
+		if (same == s->nparts)	/* a prefix of the previous: one frame less */
+			same--;
+		text_printf(&h->text, "s %" PRIu64 " ", s->id);
+		if (same > 1)
+			text_printf(&h->text, "^%u ", same);
+		else
+			same = 0;
+		for (f = same; f < s->nparts; f++)
+			text_printf(&h->text, "%s%" PRIu64, f > same ? "," : "", s->parts[f]->id);
+		text_printf(&h->text, "\n");
+		if (slot >= 0)
+			s->told |= UINT64_C(1) << slot;
+		prev = s;
+	}
 }
 
 /* What the text says of the batches it sums. */
@@ -180,12 +258,14 @@ struct span {
 	uint64_t	missed;		/* batches dropped before this client saw them */
 };
 
-/* "h SEC.USEC N C0 C1 ..." for each batch of the span with a heat map. */
+/* "h SEC.USEC N C0 C1 ..." for each batch of the span with a heat map;
+ * a count repeated R >= 3 times is written "C*R" (a steady host's line
+ * is a few runs, not 50 numbers). */
 static void
 write_heat(struct history *h, const struct span *sp)
 {
 	const struct hist_batch	*b;
-	unsigned		i, k;
+	unsigned		i, k, run;
 
 	for (b = sp->from; b != NULL; b = b == sp->to ? NULL : b->next) {
 		if (b->heat == NULL)
@@ -194,10 +274,29 @@ write_heat(struct history *h, const struct span *sp)
 			;
 		text_printf(&h->text, "h %ld.%06ld %u", (long)b->when.tv_sec,
 			    (long)b->when.tv_usec, b->nheat);
-		for (i = 0; i < k; i++)
+		for (i = 0; i < k; i += run) {
+			for (run = 1; i + run < k && b->heat[i + run] == b->heat[i]; run++)
+				;
+			if (run < 3)	/* "4 4" is no longer than "4*2" */
+				run = 1;
 			text_printf(&h->text, " %" PRIu64, b->heat[i]);
+			if (run > 1)
+				text_printf(&h->text, "*%u", run);
+		}
 		text_printf(&h->text, "\n");
 	}
+}
+
+static unsigned
+digits(uint64_t v)
+{
+	unsigned	n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
 }
 
 static void
@@ -218,15 +317,23 @@ write_text(struct history *h, const struct cursor *c, size_t n, const struct spa
 		define(h, 't', h->merged[i].thread, c->slot);
 	for (i = 0; i < n; i++)
 		define_frames(h, h->merged[i].stack, c->slot);
-	for (i = 0; i < n; i++)
-		define(h, 's', h->merged[i].stack, c->slot);
+	define_stacks(h, n, c->slot);
 	for (i = 0; i < n; i++) {
 		const struct hist_item	*it = &h->merged[i];
 		bool			value = it->value != h->value(it->count, sp->hz);
 
-		if (i == 0 || it->thread != h->merged[i - 1].thread)
-			text_printf(t, "%s%" PRIu64, i ? "\n" : "", it->thread->id);
-		text_printf(t, " %" PRIu64, it->stack->id);
+		if (i == 0 || it->thread != h->merged[i - 1].thread) {
+			text_printf(t, "%s%" PRIu64 " %" PRIu64, i ? "\n" : "", it->thread->id,
+				    it->stack->id);
+		} else {
+			/* ascending in a line: "+D" after the one before where shorter */
+			uint64_t	d = it->stack->id - h->merged[i - 1].stack->id;
+
+			if (digits(d) + 1 < digits(it->stack->id))
+				text_printf(t, " +%" PRIu64, d);
+			else
+				text_printf(t, " %" PRIu64, it->stack->id);
+		}
 		if (it->count != 1 || value)
 			text_printf(t, ":%" PRIu64, it->count);
 		if (value)

@@ -102,6 +102,8 @@ struct history {
 	uint64_t	serial;		/* texts written */
 	struct hist_item *merged;
 	size_t		mergecap;
+	struct hist_entry **defs;		/* stacks a text defines */
+	size_t		defcap;
 	struct text	text;
 	char		key[HISTORY_KEY_MAX];	/* a thread's */
 	char		*skey;			/* a stack's, grown */

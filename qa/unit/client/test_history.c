@@ -3,7 +3,8 @@
  * kept across values, counts and explicit µs, the (from, to] range on the
  * drain time, stacks resolved from frame ids, ids up to 2^64-1 and counts
  * past 2^32, a redefined id taking
- * its new meaning, heat lines, and hostile text (bad headers, numbers that
+ * its new meaning, stacks defined from the one before ("^K"), heat lines
+ * and their runs ("C*R"), and hostile text (bad headers, numbers that
  * overflow, ids never defined, garbage lines) skipped and counted, never
  * crashing.
  */
@@ -209,6 +210,21 @@ test_heat(void)
 	CHECK_STR(v.heat[0], "1733011200.500000/5:1,0,2,0,0");
 	CHECK_STR(v.heat[1], "1733011201.500000/5:0,0,0,0,0");
 	CHECK_INT(c.malformed, 5);
+	/* runs: C*R is C R times; a run past the slices, of 0 or without a
+	 * length is malformed */
+	c = deliver(r, "drains 1 1733011201.500000 hz 99\n"
+		    "h 1733011201.500000 5 4*3 0 7\n"
+		    "h 1733011201.500000 5 1 4*4\n"
+		    "h 1733011201.500000 5 4*5\n"
+		    "h 1733011201.500000 5 1 4*5\n"
+		    "h 1733011201.500000 5 4*0\n"
+		    "h 1733011201.500000 5 4*\n"
+		    "h 1733011201.500000 5 4*99999999999", &v, -INFINITY, INFINITY);
+	CHECK_INT(v.nheat, 3);
+	CHECK_STR(v.heat[0], "1733011201.500000/5:4,4,4,0,7");
+	CHECK_STR(v.heat[1], "1733011201.500000/5:1,4,4,4,4");
+	CHECK_STR(v.heat[2], "1733011201.500000/5:4,4,4,4,4");
+	CHECK_INT(c.malformed, 4);
 	/* without a callback they are read and dropped */
 	c = (struct record_counts){ 0 };
 	CHECK_INT(history_deliver(r, "drains 1 1.000000 hz 99\nh 1.000000 5 1", "h", -INFINITY,
@@ -217,9 +233,47 @@ test_heat(void)
 	history_reader_free(r);
 }
 
+/* "s ID ^K F,...": the first K frames of the stack defined just before in
+ * the same value; K beyond that stack, K = 0, or no stack before in this
+ * value (a reference never reaches into an earlier value) is malformed. */
+static void
+test_front_coded(void)
+{
+	struct history_reader	*r = history_reader_new("on-cpu", samples_us);
+	struct record_counts	c;
+	struct seen		v;
+
+	c = deliver(r, "drains 1 1733011201.500000 hz 99\n"
+		    "t 1 10 11 m\tp\nf 1 a\nf 2 b\nf 3 x\nf 4 c\nf 5 e\nf 6 d\n"
+		    "s 1 1,2,3\ns 2 ^2 4,5\ns 3 ^3 6\ns 4 ^5 6\ns 5 ^0 6\n"
+		    "1 1 2 3", &v, -INFINITY, INFINITY);
+	CHECK_INT(v.n, 3);
+	CHECK_STR(v.line[0], "h|p|m|a;b;x|on-cpu|10|11|1|10101|1733011201.500000");
+	CHECK_STR(v.line[1], "h|p|m|a;b;c;e|on-cpu|10|11|1|10101|1733011201.500000");
+	CHECK_STR(v.line[2], "h|p|m|a;b;c;d|on-cpu|10|11|1|10101|1733011201.500000");
+	CHECK_INT(c.malformed, 2);
+	/* the next value starts with no stack to refer to */
+	c = deliver(r, "drains 1 1733011202.500000 hz 99\ns 6 ^1 6\ns 7 1,6\ns 8 ^2 2\n1 7 8",
+		    &v, -INFINITY, INFINITY);
+	CHECK_INT(v.n, 2);
+	CHECK_STR(v.line[0], "h|p|m|a;d|on-cpu|10|11|1|10101|1733011202.500000");
+	CHECK_STR(v.line[1], "h|p|m|a;d;b|on-cpu|10|11|1|10101|1733011202.500000");
+	CHECK_INT(c.malformed, 1);
+	/* "+D": D past the token before on the line, whatever else it held */
+	c = deliver(r, "drains 1 1733011203.500000 hz 99\n1 1 +1:2 +5:x +1 +18446744073709551615",
+		    &v, -INFINITY, INFINITY);
+	CHECK_INT(v.n, 3);
+	CHECK_STR(v.line[0], "h|p|m|a;b;x|on-cpu|10|11|1|10101|1733011203.500000");
+	CHECK_STR(v.line[1], "h|p|m|a;b;c;e|on-cpu|10|11|2|20202|1733011203.500000");
+	CHECK_STR(v.line[2], "h|p|m|a;d;b|on-cpu|10|11|1|10101|1733011203.500000");
+	CHECK_INT(c.malformed, 2);
+	history_reader_free(r);
+}
+
 int
 main(void)
 {
+	test_front_coded();
 	test_heat();
 	test_values();
 	test_huge_ids();

@@ -189,7 +189,8 @@ test_flame(void)
 }
 
 /* Each drain's heat map is its own line, even when drains are summed, and
- * a drain with no stack but a heat map still gives a value. */
+ * a drain with no stack but a heat map still gives a value; a count
+ * repeated three times or more is one "C*R". */
 static void
 test_heat(void)
 {
@@ -208,7 +209,7 @@ test_heat(void)
 	history_end(h);
 	CHECK_STR(fetch(h, 0), "drains 2 1733011201.500000 hz 99\n"
 		  "t 1 1 1 m\tp\nf 1 a\ns 1 1\n1 1:3\n"
-		  "h 1733011200.500000 5 1 0 2\nh 1733011201.500000 5 0 0 0 0 4");
+		  "h 1733011200.500000 5 1 0 2\nh 1733011201.500000 5 0*4 4");
 	when.tv_sec++;
 	history_begin(h, &when, 99, 3);
 	CHECK_INT(history_heat(h, z, 5), 0);
@@ -217,9 +218,68 @@ test_heat(void)
 	history_free(h);
 }
 
+/* Stacks a text defines come in the order of their frames, each after
+ * the first naming how many root frames it shares with the one before
+ * ("^K"); a new client is told them the same way, and a stack whose
+ * frames the text does not define again refers to none of another text. */
+static void
+test_front_coded(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	static const char *const stacks[] = { "a;b;x", "a;b;c;e", "a;b;c;d", "q" };
+
+	when.tv_sec = 1733011200;
+	fetch(h, 0);
+	history_begin(h, &when, 99, 1);
+	for (size_t i = 0; i < 4; i++)
+		history_add(h, 1, 1, "m", "p", stacks[i], 1, profile_value_samples(1, 99));
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
+		  "t 1 1 1 m\tp\nf 1 a\nf 2 b\nf 3 x\nf 4 c\nf 5 e\nf 6 d\nf 7 q\n"
+		  "s 1 1,2,3\ns 2 ^2 4,5\ns 3 ^3 6\ns 4 7\n1 1 2 3 4");
+	/* a later stack shares a prefix with one told before: written whole */
+	when.tv_sec++;
+	history_begin(h, &when, 99, 2);
+	history_add(h, 1, 1, "m", "p", "a;b;c;y", 1, profile_value_samples(1, 99));
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\nf 8 y\ns 5 1,2,4,8\n1 5");
+	history_free(h);
+}
+
+/* A thread's stacks ascend on its line; an id is written as "+D", its
+ * distance from the one before, where that is shorter. */
+static void
+test_delta_ids(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	char		stack[16];
+
+	when.tv_sec = 1733011200;
+	fetch(h, 0);
+	history_begin(h, &when, 99, 1);
+	for (int i = 0; i < 120; i++) {
+		snprintf(stack, sizeof(stack), "s%d", i);
+		history_add(h, 1, 1, "m", "p", stack, 1, profile_value_samples(1, 99));
+	}
+	history_end(h);
+	fetch(h, 0);
+	when.tv_sec++;
+	history_begin(h, &when, 99, 2);
+	history_add(h, 1, 1, "m", "p", "s3", 2, profile_value_samples(2, 99));
+	history_add(h, 1, 1, "m", "p", "s9", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 1, "m", "p", "s99", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 1, "m", "p", "s100", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 1, "m", "p", "s119", 1, profile_value_samples(1, 99));
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\n1 4:2 10 100 +1 120");
+	history_free(h);
+}
+
 int
 main(void)
 {
+	test_delta_ids();
+	test_front_coded();
 	test_heat();
 	test_flame();
 	test_no_slot_left();
