@@ -1,5 +1,6 @@
 /*
- * bounded_regex.c - PCRE2 with compile memory and match work bounded.
+ * bounded_regex.c - pmflame's --process pattern, compiled and matched by
+ * PCRE2 within bounds (see header for why compiling needs no budget here).
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <stdio.h>
@@ -8,104 +9,50 @@
 #include <pcre2.h>
 #include "bounded_regex.h"
 
-/* PCRE2 allocates the compiled code (and its compile scratch) from this
- * budget, which refuses to go past its limit. */
-struct budget {
-	size_t	used, limit;
-};
-
 struct bounded_regex {
-	struct budget		budget;
 	pcre2_code		*code;
-	pcre2_match_context	*mctx;
+	pcre2_match_context	*limits;
 	pcre2_match_data	*md;
 };
-
-static void *
-budget_malloc(PCRE2_SIZE size, void *arg)
-{
-	struct budget	*b = arg;
-	size_t		*p;
-
-	if (size > b->limit - b->used || (p = malloc(sizeof(size_t) + size)) == NULL)
-		return NULL;
-	b->used += size;
-	*p = size;
-	return p + 1;
-}
-
-static void
-budget_free(void *ptr, void *arg)
-{
-	struct budget	*b = arg;
-	size_t		*p = ptr;
-
-	if (p != NULL) {
-		b->used -= p[-1];
-		free(p - 1);
-	}
-}
-
-static pcre2_code *
-compile(struct budget *b, const char *text, char *why, size_t whylen)
-{
-	pcre2_general_context	*g = pcre2_general_context_create(budget_malloc, budget_free, b);
-	pcre2_compile_context	*cc = g ? pcre2_compile_context_create(g) : NULL;
-	pcre2_code		*code = NULL;
-	PCRE2_UCHAR		msg[120];
-	PCRE2_SIZE		off = 0;
-	int			err = 0;
-
-	if (cc != NULL) {
-		pcre2_set_max_pattern_length(cc, BOUNDED_REGEX_MAX);
-		code = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED,
-				     PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL |
-				     PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C,
-				     &err, &off, cc);
-		if (code == NULL && err == PCRE2_ERROR_HEAP_FAILED) {
-			snprintf(why, whylen, "compiling it needs more than %u KiB",
-				 BOUNDED_REGEX_COMPILE_BYTES >> 10);
-		} else if (code == NULL) {
-			pcre2_get_error_message(err, msg, sizeof(msg));
-			snprintf(why, whylen, "%s at offset %zu", (const char *)msg, (size_t)off);
-		}
-	} else {
-		snprintf(why, whylen, "out of memory");
-	}
-	pcre2_compile_context_free(cc);
-	pcre2_general_context_free(g);
-	return code;
-}
 
 struct bounded_regex *
 bounded_regex_whole(const char *text, char *why, size_t whylen)
 {
-	struct bounded_regex	*re = calloc(1, sizeof(*re));
+	struct bounded_regex	*re;
+	PCRE2_UCHAR		msg[120];
+	PCRE2_SIZE		off = 0;
+	int			err = 0;
 
-	if (re == NULL) {
+	if (strlen(text) > BOUNDED_REGEX_MAX) {
+		snprintf(why, whylen, "longer than %u bytes", BOUNDED_REGEX_MAX);
+		return NULL;
+	}
+	if ((re = calloc(1, sizeof(*re))) == NULL) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	re->budget.limit = BOUNDED_REGEX_COMPILE_BYTES;
-	if (strlen(text) > BOUNDED_REGEX_MAX) {
-		snprintf(why, whylen, "longer than %u bytes", BOUNDED_REGEX_MAX);
-		goto fail;
+	/* anchored by PCRE2, not by wrapping: "a)|(b" cannot escape */
+	re->code = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED,
+				 PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_DOTALL |
+				 PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C,
+				 &err, &off, NULL);
+	if (re->code == NULL) {
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		snprintf(why, whylen, "%s at offset %zu", (const char *)msg, (size_t)off);
+		bounded_regex_free(re);
+		return NULL;
 	}
-	if ((re->code = compile(&re->budget, text, why, whylen)) == NULL)
-		goto fail;
-	re->mctx = pcre2_match_context_create(NULL);
+	re->limits = pcre2_match_context_create(NULL);
 	re->md = pcre2_match_data_create(1, NULL);
-	if (re->mctx == NULL || re->md == NULL) {
+	if (re->limits == NULL || re->md == NULL) {
 		snprintf(why, whylen, "out of memory");
-		goto fail;
+		bounded_regex_free(re);
+		return NULL;
 	}
-	pcre2_set_match_limit(re->mctx, BOUNDED_REGEX_MATCH_LIMIT);
-	pcre2_set_depth_limit(re->mctx, BOUNDED_REGEX_DEPTH_LIMIT);
-	pcre2_set_heap_limit(re->mctx, BOUNDED_REGEX_HEAP_KIB);
+	pcre2_set_match_limit(re->limits, BOUNDED_REGEX_MATCH_LIMIT);
+	pcre2_set_depth_limit(re->limits, BOUNDED_REGEX_DEPTH_LIMIT);
+	pcre2_set_heap_limit(re->limits, BOUNDED_REGEX_HEAP_KIB);
 	return re;
-fail:
-	bounded_regex_free(re);
-	return NULL;
 }
 
 void
@@ -114,7 +61,7 @@ bounded_regex_free(struct bounded_regex *re)
 	if (re == NULL)
 		return;
 	pcre2_code_free(re->code);
-	pcre2_match_context_free(re->mctx);
+	pcre2_match_context_free(re->limits);
 	pcre2_match_data_free(re->md);
 	free(re);
 }
@@ -122,7 +69,7 @@ bounded_regex_free(struct bounded_regex *re)
 int
 bounded_regex_match(struct bounded_regex *re, const char *name)
 {
-	int	rc = pcre2_match(re->code, (PCRE2_SPTR)name, strlen(name), 0, 0, re->md, re->mctx);
+	int	rc = pcre2_match(re->code, (PCRE2_SPTR)name, strlen(name), 0, 0, re->md, re->limits);
 
 	if (rc >= 0)
 		return 1;

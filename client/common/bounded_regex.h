@@ -2,8 +2,16 @@
  * bounded_regex.h - pmflame's --process pattern: PCRE2 whose compile
  * memory and match work are bounded, so that no pattern can make pmflame
  * take seconds or gigabytes (glibc's regcomp took 2.2 s and 750 MB for
- * "a" and 20 "+", issue 17).  The PMDA bounds its process filter the same
- * way (pmda/agent/bounded_regex.h: the two sides share no code).
+ * "a" and 20 "+", issue 17).
+ *
+ * Compiling is bounded by PCRE2 itself, so pmflame (a run that ends)
+ * keeps no allocation budget of its own: the 8-bit library Debian builds
+ * with LINK_SIZE 2 refuses compiled code over 64 KiB ("regular expression
+ * is too large"), and its scratch grows with the pattern, at most 4096
+ * bytes here.  Hostile patterns of that length peaked at 12-54 KiB while
+ * compiling (docs/design.md, "Least privilege and bounds").  The PMDA,
+ * which lives for as long as pmcd, keeps a 1 MiB budget anyway
+ * (pmda/agent/bounded_regex.h; the two sides share no code).
  *
  * Dialect: PCRE2 (Perl), '.' matches any byte and '$' only the very end,
  * as in POSIX ERE; the pattern must match the whole name (anchored at both
@@ -15,7 +23,6 @@
 #include <stddef.h>
 
 #define BOUNDED_REGEX_MAX		4096		/* pattern bytes */
-#define BOUNDED_REGEX_COMPILE_BYTES	(1u << 20)	/* memory while compiling */
 #define BOUNDED_REGEX_MATCH_LIMIT	10000		/* backtracking steps per name */
 #define BOUNDED_REGEX_DEPTH_LIMIT	1000
 #define BOUNDED_REGEX_HEAP_KIB		256

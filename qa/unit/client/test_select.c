@@ -198,6 +198,11 @@ test_bounded_regex(void)
 	re = bounded_regex_whole("[[:alpha:]]+[[:digit:]]", err, sizeof(err));
 	CHECK(re != NULL && bounded_regex_match(re, "worker7") == 1);
 	bounded_regex_free(re);
+
+	/* compiling is bounded by PCRE2's own cap on compiled code (the
+	 * header's argument): 21 bytes that would expand to 970,299 a's */
+	re = bounded_regex_whole("(?:(?:a{99}){99}){99}", err, sizeof(err));
+	CHECK(re == NULL && strstr(err, "regular expression is too large") != NULL);
 }
 
 /*
