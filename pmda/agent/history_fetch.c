@@ -225,14 +225,15 @@ define_stacks(struct history *h, size_t n, int slot)
 			h->defs[k++] = s;
 		}
 	}
-	qsort(h->defs, k, sizeof(*h->defs), by_frames);
+	if (k > 1)	/* defs is NULL before the first stack */
+		qsort(h->defs, k, sizeof(*h->defs), by_frames);
 	for (i = 0; i < k; i++) {
 		struct hist_entry	*s = h->defs[i];
 
 		for (same = 0; prev && same < prev->nparts && same < s->nparts &&
 		     prev->parts[same] == s->parts[same]; same++)
 			;
-		if (same == s->nparts)	/* a prefix of the previous: one frame less */
+		if (same > 0 && same == s->nparts)	/* a prefix of the previous: one frame less */
 			same--;
 		text_printf(&h->text, "s %" PRIu64 " ", s->id);
 		if (same > 1)
