@@ -7,6 +7,7 @@
  * are bounded (queue_bytes): past it the worker waits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,18 +68,49 @@ convert(struct ujob *j, const struct unwind_table *t)
 	return 0;
 }
 
+/*
+ * A file without .eh_frame may keep its CFI as .debug_frame in the debug
+ * file a -dbgsym package installs, found by build-id as gdb and the
+ * symbolizer find it.  Opened only when the file has no .eh_frame (rare
+ * on x86-64), and used only when its build-id is the file's.
+ */
+static int
+open_debug_file(int fd)
+{
+	char id[UNWIND_FILE_ID_LEN], other[UNWIND_FILE_ID_LEN], path[UNWIND_FILE_ID_LEN + 64];
+	const char *hex = id + strlen("build-id:");
+	int dfd;
+
+	if (unwind_file_id(fd, id, sizeof(id)) < 0 || strncmp(id, "build-id:", 9) != 0 ||
+	    strlen(hex) < 4)
+		return -1;
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if ((dfd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return -1;
+	if (unwind_file_id(dfd, other, sizeof(other)) < 0 || strcmp(id, other) != 0) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
 static void
 build(struct ujob *j)
 {
 	struct unwind_build_stats st;
 	struct unwind_table t = { 0 };
-	int err;
+	int err, dfd;
 
 	memset(&st, 0, sizeof(st));
-	if (j->image)
+	if (j->image) {
 		err = unwind_table_build_mem(j->image, j->len, &t, &st, j->errmsg, sizeof(j->errmsg));
-	else
+	} else {
 		err = unwind_table_build(j->fd, -1, &t, &st, j->errmsg, sizeof(j->errmsg));
+		if (err < 0 && st.source == UNWIND_SRC_NONE && (dfd = open_debug_file(j->fd)) >= 0) {
+			err = unwind_table_build(j->fd, dfd, &t, &st, j->errmsg, sizeof(j->errmsg));
+			close(dfd);
+		}
+	}
 	j->build_ns = st.build_ns;
 	j->err = err < 0 ? -1 : convert(j, &t);
 	unwind_table_free(&t);
