@@ -136,15 +136,25 @@ death(const struct wire_outcome *out, int wstatus, char *buf, size_t len)
 
 struct readers {
 	struct archive_resume	resume;
+	int			headonly[MAX_READERS];
 	int			unopenable[MAX_READERS];
 	char			why[128];
 	int			crashes;
 };
 
+static bool
+listed(const int *list, int n, int order)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == order)
+			return true;
+	return false;
+}
+
 /*
  * A child died at out->where: set up its successor's start.  -1 with err
- * when there is none (nothing read yet, opening without --partial, or no
- * progress since the last crash).
+ * when there is none (nothing opened yet, the volumes before the last
+ * crashed it too without --partial, or no progress since the last crash).
  */
 static int
 successor(const struct archive_options *o, struct readers *rd,
@@ -155,22 +165,31 @@ successor(const struct archive_options *o, struct readers *rd,
 					o->archives[out->where.order] : "(none yet)";
 
 	death(out, wstatus, rd->why, sizeof(rd->why));
-	if (out->where.order < 0 || (out->where.opening && !o->partial)) {
-		snprintf(err, errlen, "archive %s: %s %s", path, rd->why,
-			 out->where.order < 0 ? "before opening it" :
-			 "opening it (--partial skips it)");
+	if (out->where.order < 0) {
+		snprintf(err, errlen, "archive %s: %s before opening it", path, rd->why);
 		return -1;
 	}
-	if (out->where.opening)
+	/* libpcp reads the last volume to find an archive's end: damage
+	 * there crashes the open, and the volumes before it may still open */
+	if (out->where.opening && !listed(rd->headonly, r->nheadonly, out->where.order)) {
+		rd->headonly[r->nheadonly++] = out->where.order;
+	} else if (out->where.opening && !o->partial) {
+		snprintf(err, errlen, "archive %s: %s opening it (--partial skips it)", path,
+			 rd->why);
+		return -1;
+	} else if (out->where.opening) {
 		rd->unopenable[r->nunopenable++] = out->where.order;
-	else if (r->reading && r->order == out->where.order && r->volume == out->crash_volume &&
+	} else if (r->reading && r->order == out->where.order && r->volume == out->crash_volume &&
 		 (r->after == out->where.t || (isnan(r->after) && isnan(out->where.t)))) {
 		snprintf(err, errlen, "archive %s: %s again at the same place", path, rd->why);
 		return -1;
-	} else
-		*r = (struct archive_resume){ rd->unopenable, r->nunopenable, true,
-					      out->where.order, out->crash_volume,
-					      out->where.t, rd->why };
+	} else {
+		r->reading = true;
+		r->order = out->where.order;
+		r->volume = out->crash_volume;
+		r->after = out->where.t;
+	}
+	r->headonly = rd->headonly;
 	r->unopenable = rd->unopenable;
 	r->why = rd->why;
 	if (++rd->crashes >= MAX_READERS) {

@@ -87,8 +87,10 @@ struct archive_progress {
 
 /* Where the successor of a reader that crashed (archive_child.c) starts. */
 struct archive_resume {
+	const int	*headonly;	/* archives (order) that crashed a reader opening */
+	int		nheadonly;	/* them whole: opened without their last volume */
 	const int	*unopenable;	/* archives (order) that crashed a reader */
-	int		nunopenable;	/* opening them: skipped (--partial) */
+	int		nunopenable;	/* opening even that: skipped (--partial) */
 	bool		reading;	/* a reader crashed reading archive order: */
 	int		order;		/* those before it (in reading order) are done, */
 	int		volume;		/* it goes on after this volume (-1: unknown, */

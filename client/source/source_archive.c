@@ -46,6 +46,7 @@ struct archive {
 						   with (-1: none) */
 	char			cut_why[PM_MAXERRMSGLEN];
 	char			links[PATH_MAX];	/* of the volumes before cut */
+	bool			head_only;	/* opening it whole crashed a reader */
 };
 
 /* PCP's time window messages span lines (text, caret, hint): join them. */
@@ -107,27 +108,37 @@ context_open(struct archive *a, const struct archive_options *o, pmHighResLogLab
 {
 	struct archive_files	f;
 	const char		*what = "archive";
-	int			sts;
+	int			sts = 0;
 
-	if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
+	if (a->head_only) {	/* the whole crashed a reader: o->resume says why */
+		a->ctx = -1;
+		what = "cannot open archive";
+	} else if ((a->ctx = pmNewContext(PM_CONTEXT_ARCHIVE, a->path)) < 0) {
 		sts = a->ctx;
 		what = "cannot open archive";
 	} else if ((sts = pmGetHighResArchiveLabel(label)) >= 0 &&
 		   (sts = pmGetHighResArchiveEnd(last)) >= 0)
 		return 0;
-	if (sts <= PM_ERR_BASE && archive_files_find(a->path, &f) == 0) {	/* PCP's own */
+	if ((a->head_only || sts <= PM_ERR_BASE) && archive_files_find(a->path, &f) == 0) {
 		if (a->ctx >= 0)
 			pmDestroyContext(a->ctx);
 		a->ctx = archive_open_head(&f, o->scratch ? o->scratch : archive_scratch_default(),
 					   a->links, sizeof(a->links), &a->cut);
 		archive_files_free(&f);
 		if (a->ctx >= 0) {
-			pmErrStr_r(sts, a->cut_why, sizeof(a->cut_why));
+			if (a->head_only)
+				snprintf(a->cut_why, sizeof(a->cut_why), "%s", o->resume->why);
+			else
+				pmErrStr_r(sts, a->cut_why, sizeof(a->cut_why));
 			pmGetHighResArchiveLabel(label);
 			return pmGetHighResArchiveEnd(last) < 0 ? -1 : 0;
 		}
 	}
-	snprintf(err, errlen, "%s %s: %s", what, a->path, pmErrStr(sts));
+	if (a->head_only)
+		snprintf(err, errlen, "%s %s: %s, and its first volumes cannot be opened", what,
+			 a->path, o->resume->why);
+	else
+		snprintf(err, errlen, "%s %s: %s", what, a->path, pmErrStr(sts));
 	return -1;
 }
 
@@ -415,6 +426,9 @@ open_one(struct archive *a, const struct archive_options *o,
 			a->damaged++;
 			return 0;
 		}
+	for (i = 0; r && i < r->nheadonly; i++)
+		if (r->headonly[i] == a->order)
+			a->head_only = true;
 	progress(o, a, NULL, NAN);
 	if (archive_open(a, o, c, err, errlen) == 0)
 		return 0;

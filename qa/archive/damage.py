@@ -12,6 +12,11 @@ damage lands on known records whatever the archive's version.
                                      170.1.12, a u32) in the middle data record
                                      a length of 8 MiB: one flipped bit that
                                      libpcp 6.0.3 dies on (SIGSEGV)
+  damage.py crashend FILE PMID       the same in the last data record that has
+                                     the parameter, and a bit in the length
+                                     of any record after it: libpcp looks for
+                                     the archive's end there when it opens
+                                     it, and dies
   damage.py flip FILE SEED NBITS     flip NBITS random bits after the label
   damage.py lengths FILE             flip a bit in the length of every data
                                      record: in the last volume, libpcp cannot
@@ -62,11 +67,14 @@ def main():
         off, n = middle(recs)
         del data[off + n // 2:]
         start = off
-    elif cmd == "crash":
+    elif cmd in ("crash", "crashend"):
         dom, cluster, item = (int(x) for x in sys.argv[3].split("."))
         header = struct.pack(">II", (dom << 22) | (cluster << 10) | item, 0x01000008)
         off, n = middle(recs)
-        for off, n in [r for r in recs if r[0] >= off] + recs[1:]:
+        order = [r for r in recs if r[0] >= off] + recs[1:]
+        if cmd == "crashend":
+            order = list(reversed(recs[1:]))
+        for off, n in order:
             at = data.find(header, off, off + n)
             if at >= 0:
                 break
@@ -74,6 +82,11 @@ def main():
             sys.exit("no event parameter %s in %s" % (sys.argv[3], path))
         data[at + 4:at + 8] = struct.pack(">I", 0x01800008)
         start = off
+        if cmd == "crashend" and (off, n) != recs[-1]:
+            # a last record that does not decode (pmlogger's own, at its
+            # exit) sends pmGetArchiveEnd back to the one damaged above
+            last_off = recs[-1][0]
+            data[last_off + 1] ^= 0x40
     elif cmd == "flip":
         rng = random.Random(int(sys.argv[3]))
         label_end = recs[0][1]
