@@ -142,11 +142,11 @@ struct readers {
 	int			crashes;
 };
 
-static bool
-listed(const int *list, int n, int order)
+bool
+archive_listed(const int *orders, int n, int order)
 {
 	for (int i = 0; i < n; i++)
-		if (list[i] == order)
+		if (orders[i] == order)
 			return true;
 	return false;
 }
@@ -171,7 +171,7 @@ successor(const struct archive_options *o, struct readers *rd,
 	}
 	/* libpcp reads the last volume to find an archive's end: damage
 	 * there crashes the open, and the volumes before it may still open */
-	if (out->where.opening && !listed(rd->headonly, r->nheadonly, out->where.order)) {
+	if (out->where.opening && !archive_listed(rd->headonly, r->nheadonly, out->where.order)) {
 		rd->headonly[r->nheadonly++] = out->where.order;
 	} else if (out->where.opening && !o->partial) {
 		snprintf(err, errlen, "archive %s: %s opening it (--partial skips it)", path,

@@ -14,10 +14,15 @@
 #ifndef ARCHIVE_CHILD_H
 #define ARCHIVE_CHILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "source.h"
 
 int archive_child_read(const struct archive_options *o, const struct source_consumer *c,
 		       char *err, size_t errlen);
+
+/* Whether order (an archive's place on the command line) is among the n
+ * of orders: the lists of a struct archive_resume. */
+bool archive_listed(const int *orders, int n, int order);
 
 #endif /* ARCHIVE_CHILD_H */

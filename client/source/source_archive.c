@@ -416,19 +416,15 @@ open_one(struct archive *a, const struct archive_options *o,
 	 const struct source_consumer *c, char *err, size_t errlen)
 {
 	const struct archive_resume	*r = o->resume;
-	int				i;
 
-	for (i = 0; r && i < r->nunopenable; i++)
-		if (r->unopenable[i] == a->order) {
-			fprintf(stderr, "%s: archive %s: libpcp crashed opening it; skipped "
-				"(--partial)\n", pmGetProgname(), a->path);
-			a->skip = true;
-			a->damaged++;
-			return 0;
-		}
-	for (i = 0; r && i < r->nheadonly; i++)
-		if (r->headonly[i] == a->order)
-			a->head_only = true;
+	if (r && archive_listed(r->unopenable, r->nunopenable, a->order)) {
+		fprintf(stderr, "%s: archive %s: libpcp crashed opening it; skipped "
+			"(--partial)\n", pmGetProgname(), a->path);
+		a->skip = true;
+		a->damaged++;
+		return 0;
+	}
+	a->head_only = r && archive_listed(r->headonly, r->nheadonly, a->order);
 	progress(o, a, NULL, NAN);
 	if (archive_open(a, o, c, err, errlen) == 0)
 		return 0;
