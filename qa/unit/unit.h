@@ -16,11 +16,18 @@
 
 static int unit_checks, unit_failures;
 
+/* stdout is a buffered pipe under make: flush it first, so that a failure
+ * prints beside the lines of the test that failed, not before all of them */
+#define UNIT_FAIL(...) do { \
+	unit_failures++; \
+	fflush(stdout); \
+	fprintf(stderr, __VA_ARGS__); \
+} while (0)
+
 #define CHECK(cond) do { \
 	unit_checks++; \
 	if (!(cond)) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+		UNIT_FAIL("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
 	} \
 } while (0)
 
@@ -28,8 +35,7 @@ static int unit_checks, unit_failures;
 	const char *g_ = (got), *w_ = (want); \
 	unit_checks++; \
 	if (g_ == NULL || strcmp(g_, w_) != 0) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, \
+		UNIT_FAIL("%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, \
 			g_ ? g_ : "(null)", w_); \
 	} \
 } while (0)
@@ -38,8 +44,7 @@ static int unit_checks, unit_failures;
 	long long g_ = (long long)(got), w_ = (long long)(want); \
 	unit_checks++; \
 	if (g_ != w_) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: %s = %lld, want %lld\n", __FILE__, __LINE__, #got, g_, w_); \
+		UNIT_FAIL("%s:%d: %s = %lld, want %lld\n", __FILE__, __LINE__, #got, g_, w_); \
 	} \
 } while (0)
 
