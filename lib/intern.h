@@ -5,8 +5,8 @@
  * same text as a process and as a function is two entries).  Names live in
  * an arena until intern_free().
  */
-#ifndef INTERN_H
-#define INTERN_H
+#ifndef LIB_INTERN_H
+#define LIB_INTERN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -73,4 +73,4 @@ intern_tag(const struct intern *in, uint32_t id)
 	return in->entries[id].tag;
 }
 
-#endif /* INTERN_H */
+#endif /* LIB_INTERN_H */

@@ -1,5 +1,5 @@
 /*
- * hash.h - the client's hash table and hash functions.
+ * hash.h - the hash table and the hash functions of both sides.
  *
  * The table maps 64-bit keys to 32-bit values (indexes into the caller's
  * own arrays), with open addressing and linear probing.  A slot holds the
@@ -17,8 +17,8 @@
  *			return hash_slot_value(s);
  *	return hash_table_insert(t, s, key, new_id);	// s: where the search ended
  */
-#ifndef HASH_H
-#define HASH_H
+#ifndef LIB_HASH_H
+#define LIB_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +38,8 @@ struct hash_table {
 /* Room for about expect keys before the first growth.  0 or -ENOMEM. */
 int hash_table_init(struct hash_table *t, size_t expect);
 void hash_table_free(struct hash_table *t);
+/* Empty the table, keeping its slots (a cache refilled at every drain). */
+void hash_table_clear(struct hash_table *t);
 
 /* splitmix64's finalizer: spreads keys that differ in few bits; a
  * bijection, so a mixed pair is still an exact key. */
@@ -138,16 +140,43 @@ hash_bytes(const void *data, size_t len)
 	return hash_mix(h ^ w);
 }
 
-/* FNV-1a (32 bits) of a string: stable across runs and releases, for what
- * users see (frame colours, shortened file names). */
-static inline uint32_t
-hash_fnv1a(const char *s)
-{
-	uint32_t	h = 2166136261u;
+/*
+ * FNV-1a, 32 and 64 bits: stable across runs and releases, for what users
+ * see or what is written down (frame colours, shortened file names, image
+ * identities).  The _more forms go on from a hash already begun, so that
+ * several fields hash as one.
+ */
+#define HASH_STABLE32_SEED	2166136261u
+#define HASH_STABLE64_SEED	0xcbf29ce484222325ULL
 
+static inline uint32_t
+hash_stable32_more(uint32_t h, const char *s)
+{
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h;
 }
 
-#endif /* HASH_H */
+static inline uint32_t
+hash_stable32(const char *s)
+{
+	return hash_stable32_more(HASH_STABLE32_SEED, s);
+}
+
+static inline uint64_t
+hash_stable64_more(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char	*p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static inline uint64_t
+hash_stable64(const void *data, size_t len)
+{
+	return hash_stable64_more(HASH_STABLE64_SEED, data, len);
+}
+
+#endif /* LIB_HASH_H */

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "hash.h"
 
 #define FIRST_SLOTS	1024
@@ -31,6 +32,13 @@ hash_table_free(struct hash_table *t)
 	free(t->slots);
 	t->slots = NULL;
 	t->mask = t->count = 0;
+}
+
+void
+hash_table_clear(struct hash_table *t)
+{
+	memset(t->slots, 0, (t->mask + 1) * sizeof(*t->slots));
+	t->count = 0;
 }
 
 static int

@@ -3,6 +3,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,13 +49,14 @@ budget_free(void *ptr, void *arg)
 }
 
 static pcre2_code *
-compile(struct budget *b, const char *text, char *why, size_t whylen)
+compile(struct budget *b, const char *text, unsigned flags, char *why, size_t whylen)
 {
 	pcre2_general_context	*gctx = pcre2_general_context_create(budget_malloc, budget_free, b);
 	pcre2_compile_context	*cctx = gctx ? pcre2_compile_context_create(gctx) : NULL;
 	pcre2_code		*code = NULL;
 	PCRE2_UCHAR		msg[120];
 	PCRE2_SIZE		off = 0;
+	uint32_t		options = PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C;
 	int			err = 0;
 
 	if (cctx == NULL) {
@@ -62,9 +64,10 @@ compile(struct budget *b, const char *text, char *why, size_t whylen)
 		goto out;
 	}
 	pcre2_set_max_pattern_length(cctx, BOUNDED_REGEX_MAX);
-	code = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED,
-			     PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C,
-			     &err, &off, cctx);
+	/* anchored by PCRE2, not by wrapping the text: "a)|(b" cannot escape */
+	if (flags & BOUNDED_REGEX_WHOLE)
+		options |= PCRE2_ANCHORED | PCRE2_ENDANCHORED;
+	code = pcre2_compile((PCRE2_SPTR)text, PCRE2_ZERO_TERMINATED, options, &err, &off, cctx);
 	if (code == NULL && err == PCRE2_ERROR_HEAP_FAILED) {
 		snprintf(why, whylen, "compiling it needs more than %u KiB",
 			 BOUNDED_REGEX_COMPILE_BYTES >> 10);
@@ -80,7 +83,7 @@ out:
 }
 
 struct bounded_regex *
-bounded_regex_compile(const char *text, char *why, size_t whylen)
+bounded_regex_compile(const char *text, unsigned flags, char *why, size_t whylen)
 {
 	struct bounded_regex	*re;
 
@@ -93,7 +96,7 @@ bounded_regex_compile(const char *text, char *why, size_t whylen)
 		return NULL;
 	}
 	re->budget.limit = BOUNDED_REGEX_COMPILE_BYTES;
-	if ((re->code = compile(&re->budget, text, why, whylen)) == NULL)
+	if ((re->code = compile(&re->budget, text, flags, why, whylen)) == NULL)
 		goto fail;
 	re->mctx = pcre2_match_context_create(NULL);
 	re->md = pcre2_match_data_create(1, NULL);

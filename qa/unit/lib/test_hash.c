@@ -1,15 +1,15 @@
 /*
- * test_hash.c - the client's one hash table (common/hash.h): exact keys
+ * test_hash.c - the one hash table (lib/hash.h): exact keys
  * found again after many growths, keys that repeat (hashes of different
  * items) all walked, no false hits; and the interning built on it
- * (common/intern.h): ids in order of first appearance, a tag making a
+ * (lib/intern.h): ids in order of first appearance, a tag making a
  * different entry, substrings, names kept after sealing.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "common/hash.h"
-#include "common/intern.h"
+#include "lib/hash.h"
+#include "lib/intern.h"
 
 #define N	100000
 #define SHARED	0xdead00000000ULL
@@ -81,13 +81,46 @@ test_repeated_keys(void)
 	hash_table_free(&t);
 }
 
+/* Cleared, the table finds nothing, keeps its slots, and fills again. */
+static void
+test_clear(void)
+{
+	struct hash_table	t;
+	struct hash_slot	*s;
+	size_t			slots;
+	uint32_t		i, found = 0;
+
+	CHECK_INT(hash_table_init(&t, 0), 0);
+	for (i = 0; i < 5000; i++)
+		hash_table_insert(&t, hash_table_find(&t, pair(i, i)), pair(i, i), i);
+	slots = t.mask + 1;
+	hash_table_clear(&t);
+	CHECK_INT(t.count, 0);
+	CHECK_INT(t.mask + 1, slots);
+	for (i = 0; i < 5000; i++)
+		found += !hash_slot_empty(hash_table_find(&t, pair(i, i)));
+	CHECK_INT(found, 0);
+	s = hash_table_find(&t, pair(7, 7));
+	CHECK_INT(hash_table_insert(&t, s, pair(7, 7), 70), 0);
+	s = hash_table_find(&t, pair(7, 7));
+	CHECK(!hash_slot_empty(s) && hash_slot_value(s) == 70);
+	hash_table_free(&t);
+}
+
 static void
 test_hash_functions(void)
 {
-	/* FNV-1a's published values: frame colours and file names depend on them */
-	CHECK_INT(hash_fnv1a(""), 2166136261u);
-	CHECK_INT(hash_fnv1a("a"), 0xe40c292cu);
-	CHECK_INT(hash_fnv1a("foobar"), 0xbf9cf968u);
+	/* FNV-1a's published values: frame colours, file names and image ids
+	 * depend on them */
+	CHECK_INT(hash_stable32(""), 2166136261u);
+	CHECK_INT(hash_stable32("a"), 0xe40c292cu);
+	CHECK_INT(hash_stable32("foobar"), 0xbf9cf968u);
+	CHECK_INT(hash_stable32_more(hash_stable32("foo"), "bar"), 0xbf9cf968u);
+	CHECK(hash_stable64("", 0) == 0xcbf29ce484222325ULL);
+	CHECK(hash_stable64("a", 1) == 0xaf63dc4c8601ec8cULL);
+	CHECK(hash_stable64("foobar", 6) == 0x85944171f73967e8ULL);
+	CHECK(hash_stable64_more(hash_stable64("foo", 3), "bar", 3) == 0x85944171f73967e8ULL);
+	CHECK(hash_stable64("a\0b", 3) != hash_stable64("a\0c", 3));	/* bytes, not a string */
 	/* every byte counts, whatever the length */
 	CHECK(hash_bytes("abcdefgh1", 9) != hash_bytes("abcdefgh2", 9));
 	CHECK(hash_bytes("abcdefgh", 8) != hash_bytes("abcdefgh", 7));
@@ -151,6 +184,7 @@ main(void)
 {
 	test_exact_keys();
 	test_repeated_keys();
+	test_clear();
 	test_hash_functions();
 	test_intern();
 	test_intern_seal_keeps_names();

@@ -1,5 +1,5 @@
 /*
- * array.c - capacity doubling for every growing array of the client.
+ * array.c - capacity doubling for every growing array (see array.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -23,6 +23,22 @@ array_capacity(size_t cap, size_t need, size_t elem)
 
 /* arrayp points at a T *: read and write it as bytes, which is what any
  * object pointer is here, so no T * is ever accessed as a void *. */
+int
+array_resize_bytes(void *arrayp, size_t n, size_t elem)
+{
+	void	*a, *p;
+
+	if (n == 0)
+		n = 1;
+	if (elem == 0 || n > SIZE_MAX / elem)
+		return -ENOMEM;
+	memcpy(&a, arrayp, sizeof(a));
+	if ((p = realloc(a, n * elem)) == NULL)
+		return -ENOMEM;
+	memcpy(arrayp, &p, sizeof(p));
+	return 0;
+}
+
 int
 array_reserve_bytes(void *arrayp, size_t *cap, size_t need, size_t elem)
 {

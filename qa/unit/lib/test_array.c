@@ -1,5 +1,5 @@
 /*
- * test_array.c - the one growing array (common/array.h): doubling from
+ * test_array.c - the one growing array (lib/array.h): doubling from
  * ARRAY_FIRST, no growth when there is room, contents kept, and a size
  * that cannot be allocated refused with the array and capacity unchanged.
  */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "unit.h"
-#include "common/array.h"
+#include "lib/array.h"
 
 struct item {
 	uint32_t	a, b, c;
@@ -64,10 +64,35 @@ test_reserve(void)
 	free(v);
 }
 
+/* Exact sizes, contents kept when growing and shrinking, overflow refused. */
+static void
+test_resize(void)
+{
+	uint32_t	*v = NULL, *before;
+	size_t		i, bad = 0;
+
+	CHECK_INT(array_resize(&v, 0), 0);		/* room for one: a valid pointer */
+	CHECK(v != NULL);
+	CHECK_INT(array_resize(&v, 1000), 0);
+	for (i = 0; i < 1000; i++)
+		v[i] = (uint32_t)i * 7;
+	CHECK_INT(array_resize(&v, 10), 0);
+	CHECK_INT(array_resize(&v, 3000), 0);
+	for (i = 0; i < 10; i++)
+		bad += v[i] != i * 7;
+	CHECK_INT(bad, 0);
+	before = v;
+	CHECK_INT(array_resize(&v, SIZE_MAX / 2), -ENOMEM);	/* bytes overflow */
+	CHECK(v == before);
+	CHECK_INT(v[9], 63);
+	free(v);
+}
+
 int
 main(void)
 {
 	test_capacity();
 	test_reserve();
+	test_resize();
 	return unit_report("test_array");
 }
