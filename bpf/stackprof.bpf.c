@@ -11,6 +11,7 @@
  *                online CPU, one sample per pagefault_period faults, counted
  *                as that many faults in the page-fault count maps.
  * offcpu_switch()  sched_switch: the off-CPU profile (offcpu.bpf.h).
+ * offwake_waking()  sched_waking: the off-wake profile's wakers (offwake.bpf.h).
  * exec_notify()  sched_process_exec raw tracepoint (raw: needs no tracefs):
  *                pushes the tgid of every exec into a ring buffer so the
  *                PMDA can read the new process's maps (and re-evaluate its
@@ -184,7 +185,7 @@ kernel_stack(struct bpf_perf_event_data *ctx, void *main, void *overflow)
 
 /* Add amount to key's count; false (counted in full_stat) if the map is full. */
 static __always_inline bool
-count_key(void *counts, struct sp_stack_key *key, __u64 amount, enum sp_stat full_stat)
+count_key(void *counts, void *key, __u64 amount, enum sp_stat full_stat)
 {
 	__u64 *value;
 	long err;
@@ -205,6 +206,13 @@ count_key(void *counts, struct sp_stack_key *key, __u64 amount, enum sp_stat ful
 	if (err)
 		stat_inc(full_stat);	/* -E2BIG or -ENOMEM */
 	return !err;
+}
+
+/* sp_stack_key.start: tells a reused tgid's processes apart. */
+static __always_inline __u32
+process_start(struct task_struct *task)
+{
+	return task->group_leader->start_boottime / (NSEC_PER_SEC / 100);
 }
 
 #include "offcpu.bpf.h"
@@ -228,6 +236,7 @@ count_stack(struct bpf_perf_event_data *ctx, __u64 pid_tgid, int gen, void *coun
 	key.tid = (__u32)pid_tgid;
 	key.kernel_stack_id = kernel_stack(ctx, stacks, overflow);
 	key.user_stack = take_user_stack(ctx, (struct pt_regs *)&ctx->regs, task, key.tgid, gen);
+	key.start = process_start(task);
 	__builtin_memcpy(key.comm, task->comm, sizeof(key.comm));
 	if (key.tid == key.tgid)	/* the leader: its own name */
 		__builtin_memcpy(key.pcomm, key.comm, sizeof(key.pcomm));
@@ -313,14 +322,17 @@ SEC("raw_tp/sched_process_exec")
 int exec_notify(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct sp_exec_event *e;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	/* the old image's interpreter record must not read the new one */
+	bpf_map_delete_elem(&python_procs, &tgid);
 	stat_inc(SP_STAT_EXECS);
 	e = bpf_ringbuf_reserve(&execs, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(SP_STAT_EXEC_LOST);
 		return 0;
 	}
-	e->tgid = bpf_get_current_pid_tgid() >> 32;
+	e->tgid = tgid;
 	e->kind = SP_EVENT_EXEC;
 	bpf_ringbuf_submit(e, 0);
 	return 0;

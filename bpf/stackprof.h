@@ -43,10 +43,27 @@ struct sp_stack_key {
 	__u32	tgid;			/* process id */
 	__u32	tid;			/* thread id */
 	__s32	kernel_stack_id;
-	__u32	pad;			/* zero */
+	__u32	start;			/* process start (group leader's start_boottime) in
+					   clock ticks of 10 ms, low 32 bits: /proc/PID/stat's
+					   starttime; a reused tgid is another process */
 	__u64	user_stack;		/* user stack map key, or SP_USTACK_NONE/_LOST */
 	char	comm[SP_COMM_LEN];	/* thread name */
 	char	pcomm[SP_COMM_LEN];	/* process (group leader) name */
+};
+
+/*
+ * The off-wake profile's key: an off-CPU key (the blocked thread, its
+ * stacks) and the thread that woke it, whose stacks were taken at the
+ * wake (sched_waking, in the waker's context).  Both waker stacks are in
+ * the generation's off-wake stack maps, keyed as the off-CPU ones; the
+ * count is microseconds blocked.
+ */
+struct sp_wake_key {
+	struct sp_stack_key blocked;
+	__u32	waker_tgid;		/* the waker's process: names its user frames */
+	__s32	waker_kernel_stack_id;	/* key in the off-wake kernel stack map, or -errno */
+	__u64	waker_user_stack;	/* key in the off-wake user stack map, or SP_USTACK_* */
+	char	waker_comm[SP_COMM_LEN];
 };
 
 /* user_stack values no stored stack has (hashes below are moved up). */
@@ -109,6 +126,26 @@ enum sp_stat {
 	SP_STAT_PAGEFAULT_SAMPLES,	/* fault samples of selected processes */
 	SP_STAT_PAGEFAULT_FILTERED,	/* fault samples of unselected processes */
 	SP_STAT_PAGEFAULT_MAP_FULL,	/* fault samples lost: count map full */
+	/* interpreter frames (appended likewise) */
+	SP_STAT_INTERP_LOOPS,		/* eval-loop frames replaced by their Python frames */
+	SP_STAT_INTERP_FRAMES,		/* Python frames recorded */
+	SP_STAT_INTERP_NO_THREAD,	/* eval-loop frames left native: no thread state
+					   (TLS unreadable, or not this interpreter's) */
+	SP_STAT_INTERP_BAD_CHAIN,	/* Python walks stopped: frame unreadable, or
+					   not a frame (misaligned, looped) */
+	/* off-CPU, continued */
+	SP_STAT_OFFCPU_SAMPLED,		/* short intervals kept by the 1 in offcpu_sample draw */
+	SP_STAT_OFFCPU_NO_USER,		/* intervals counted without their user stack: the
+					   thread ran user code before it was counted */
+	SP_STAT_OFFCPU_KSTACK_CUT,	/* kernel stacks of a sleeping thread kept without
+					   their scheduler frames (not found) */
+	/* off-wake (appended likewise) */
+	SP_STAT_OFFWAKE_WAKERS,		/* waker stacks taken at a wake */
+	SP_STAT_OFFWAKE_INTERVALS,	/* blocks counted with their waker */
+	SP_STAT_OFFWAKE_USEC,		/* microseconds they added up to */
+	SP_STAT_OFFWAKE_NO_WAKER,	/* off-CPU blocks counted without a waker: woken
+					   before offcpu_min_us, or a drawn short block */
+	SP_STAT_OFFWAKE_MAP_FULL,	/* wakes or blocks lost: a map was full */
 	SP_STAT_NR
 };
 
@@ -229,6 +266,65 @@ struct sp_unwind_proc {
 	__u32	pad;
 	__u64	refresh_ns;		/* when the walker last asked for a refresh */
 	struct sp_unwind_mapping mapping[SP_UNWIND_MAX_MAPPINGS];
+};
+
+/* ---- interpreter frames (see "Interpreter frames" in docs/design.md) ---- */
+
+/*
+ * A pcs[] entry with SP_INTERP_TAG set is no address (user addresses are
+ * below 2^47) but one interpreter frame: its kind, an object that names
+ * the function (CPython: the code object, whose address is 8-aligned and
+ * kept >> 3) and an index within it (CPython: the code unit the frame is
+ * at, saturated at SP_INTERP_INDEX_MAX).
+ */
+#define SP_INTERP_TAG		(1ULL << 63)
+#define SP_INTERP_KIND_SHIFT	60		/* 3 bits: enum sp_interp_kind */
+#define SP_INTERP_INDEX_SHIFT	44		/* 16 bits */
+#define SP_INTERP_INDEX_MAX	0xffffULL
+#define SP_INTERP_OBJ_MASK	((1ULL << 44) - 1)	/* object address >> 3 */
+enum sp_interp_kind {
+	SP_INTERP_PYTHON = 1,
+};
+
+/*
+ * One CPython process as user space checked it (keyed by tgid): where its
+ * eval loop is, how a thread finds its thread state, and the offsets of
+ * the fields the walk reads (pmda/symbolizer/sym_python_offsets.c).  A
+ * native frame whose pc is in [eval_start, eval_end) is replaced by the
+ * thread's Python frames from the current one to the last of that call
+ * of the eval loop, which entry_kind tells.
+ */
+enum sp_py_entry {
+	SP_PY_ENTRY_EACH = 0,		/* 3.9, 3.10: one frame per call */
+	SP_PY_ENTRY_FLAG,		/* 3.11: the byte at frame_entry is set on a call's first */
+	SP_PY_ENTRY_SHIM,		/* 3.12+: a frame whose byte at frame_entry (owner) is
+					 * shim_owner is the call's C-stack shim, not recorded */
+};
+enum sp_py_instr {
+	SP_PY_INSTR_PTR = 0,		/* a code-unit pointer into code + code_instr0 */
+	SP_PY_INSTR_LASTI_BYTES,	/* 3.9: int f_lasti, a byte offset */
+	SP_PY_INSTR_LASTI_UNITS,	/* 3.10: int f_lasti, in code units */
+};
+/* bytes of a frame the walk reads: each field it uses lies within them
+ * (3.9's PyFrameObject to f_lasti; a _PyInterpreterFrame to localsplus) */
+#define SP_PY_FRAME_READ	112
+#define SP_PY_NO_CFRAME		0xffff	/* cframe_current: tstate_cframe is the frame itself */
+struct sp_python_proc {
+	__u64	eval_start, eval_end;	/* _PyEval_EvalFrameDefault, runtime addresses */
+	__u64	interp;			/* a thread state of this process points here */
+	__s64	tstate_tls;		/* the thread's thread state is at fs base + this */
+	__u16	tstate_interp;		/* PyThreadState.interp */
+	__u16	tstate_cframe;		/* PyThreadState.cframe (3.11, 3.12), else the frame */
+	__u16	cframe_current;		/* _PyCFrame.current_frame, or SP_PY_NO_CFRAME */
+	__u16	frame_code;		/* the frame's code object (f_code, f_executable) */
+	__u16	frame_previous;		/* .previous (f_back) */
+	__u16	frame_instr;		/* .prev_instr, .instr_ptr or .f_lasti */
+	__u16	frame_entry;		/* .is_entry or .owner (a byte) */
+	__u16	code_instr0;		/* PyCodeObject.co_code_adaptive: code unit 0 */
+	__u8	entry_kind;		/* enum sp_py_entry */
+	__u8	instr_kind;		/* enum sp_py_instr */
+	__u8	shim_owner;		/* FRAME_OWNED_BY_CSTACK */
+	__u8	pad[5];
 };
 
 #endif /* STACKPROF_H */

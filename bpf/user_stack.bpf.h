@@ -87,14 +87,27 @@ struct {
 	__type(value, struct sp_unwind_proc);
 } unwind_procs SEC(".maps");
 
-/* The walk in progress on this CPU (too large for the BPF stack). */
+#define PY_FRAME_READ	SP_PY_FRAME_READ
+#define PY_WINDOW	2048		/* bytes of a thread's frames read at once */
+
+/* The sample's walk in progress on this CPU (too large for the BPF
+ * stack).  Only perf_event programs use it: the kernel runs no
+ * perf_event program inside another (bpf_prog_active), but does run one
+ * inside a tracepoint's, so those walk into storage of their own. */
 struct walk {
 	__u64	pc, sp, bp;
 	__u64	hash;
 	__u32	exact;			/* pc is not a return address */
 	__u32	asked;			/* refresh asked during this walk */
 	__u32	tgid;
-	__u32	pad;
+	__u32	py_state;		/* enum py_state (python.bpf.h) */
+	__u64	fsbase;			/* the thread's TLS base */
+	__u64	py_frame;		/* the next Python frame to record */
+	__u32	py_emitting;		/* recording an eval-loop frame's Python frames */
+	__u32	py_emitted;		/* how many it got so far */
+	__u32	py_loops, py_frames;	/* this walk's, counted at its end */
+	__u64	py_win_lo, py_win_hi;	/* py_win holds [lo, hi) of the process */
+	__u8	py_win[PY_WINDOW];
 	struct sp_user_stack stack;
 };
 
@@ -108,6 +121,7 @@ struct {
 struct walk_ctx {
 	struct walk		*w;
 	struct sp_unwind_proc	*proc;
+	struct sp_python_proc	*py;	/* NULL: not CPython, or interpreters off */
 };
 
 static __always_inline __u64
@@ -129,6 +143,8 @@ hash_final(__u64 h, __u32 n, __u64 mask)
 	h &= ustack_hash_mask & mask;
 	return h < SP_USTACK_RESERVED ? h + SP_USTACK_RESERVED : h;
 }
+
+#include "python.bpf.h"
 
 /*
  * Binary searches run as bpf_loop callbacks: the verifier checks a callback
@@ -363,22 +379,50 @@ ask_refresh(struct walk *w, struct sp_unwind_proc *proc, __u32 kind)
 	stat_inc(SP_STAT_UNWIND_REFRESH);
 }
 
-/* One frame: record pc, then step to the caller.  bpf_loop callback. */
+/* Record w->pc as the next frame; false when the stack is full. */
+static __always_inline bool
+record_pc(struct walk *w)
+{
+	__u32 n = w->stack.nframes;
+
+	if (n >= SP_MAX_STACK_DEPTH)
+		return false;
+	w->stack.pcs[n] = w->pc;
+	w->stack.nframes = n + 1;
+	w->hash = hash_step(w->hash, w->pc);
+	return true;
+}
+
+/*
+ * One frame: record pc, then step to the caller.  bpf_loop callback.  A
+ * frame in CPython's eval loop takes as many calls as it has Python
+ * frames (each records one, without stepping), then the call that steps
+ * past it; it is recorded itself only when it got no Python frame.
+ */
 static long
 walk_frame(__u32 i, struct walk_ctx *c)
 {
 	struct walk *w = c->w;
 	const struct sp_unwind_mapping *m;
 	const struct sp_unwind_row *r;
-	__u32 n = w->stack.nframes;
+	struct sp_python_proc *py = c->py;
 	__u64 pc;
 
 	(void)i;
-	if (n >= SP_MAX_STACK_DEPTH)
+	if (w->py_emitting && py) {
+		if (python_frame(w, py))
+			return 0;
+		w->py_emitting = 0;
+		if (w->py_emitted == 0 && !record_pc(w))
+			return stop(w, SP_END_DEPTH);
+		if (w->stack.nframes >= SP_MAX_STACK_DEPTH)
+			return stop(w, SP_END_DEPTH);
+	} else if (py && py_in_eval(py, w->pc) && python_enter(w, py)) {
+		w->py_emitting = 1;
+		return 0;
+	} else if (!record_pc(w)) {
 		return stop(w, SP_END_DEPTH);
-	w->stack.pcs[n] = w->pc;
-	w->stack.nframes = n + 1;
-	w->hash = hash_step(w->hash, w->pc);
+	}
 	pc = w->exact ? w->pc : w->pc - 1;
 	m = find_mapping(c->proc, pc);
 	if (!m) {
@@ -457,6 +501,7 @@ walk_tables(struct pt_regs *sample_regs, struct task_struct *task,
 	    struct walk *w, struct sp_unwind_proc *proc)
 {
 	struct walk_ctx c = { .w = w, .proc = proc };
+	__u32 tgid = w->tgid;
 
 	if (!user_regs(sample_regs, task, w))
 		return false;
@@ -464,7 +509,17 @@ walk_tables(struct pt_regs *sample_regs, struct task_struct *task,
 	w->hash = 0;
 	w->stack.nframes = 0;
 	w->stack.end = SP_END_DEPTH;
-	bpf_loop(SP_MAX_STACK_DEPTH + 1, walk_frame, &c, 0);
+	w->py_state = PY_UNKNOWN;
+	w->py_emitting = 0;
+	if (READ_ONCE(interpreters) && (c.py = bpf_map_lookup_elem(&python_procs, &tgid))) {
+		w->fsbase = BPF_CORE_READ(task, thread.fsbase);
+		python_begin(w);
+	}
+	/* a frame (or an eval-loop frame's Python frame) per call, and
+	 * one more per eval-loop frame, which steps past it */
+	bpf_loop(2 * SP_MAX_STACK_DEPTH + 1, walk_frame, &c, 0);
+	if (c.py)
+		python_end(w);
 	count_end(w->stack.end);
 	return w->stack.nframes > 0;
 }
@@ -573,7 +628,10 @@ forget_process(struct task_struct *task)
 	__u32 tgid = task->tgid;
 	struct sp_exec_event *e;
 
-	if (task->signal->live.counter != 0 || !bpf_map_lookup_elem(&unwind_procs, &tgid))
+	if (task->signal->live.counter != 0)
+		return;
+	bpf_map_delete_elem(&python_procs, &tgid);	/* its pid may come back as another image */
+	if (!bpf_map_lookup_elem(&unwind_procs, &tgid))
 		return;
 	bpf_map_delete_elem(&unwind_procs, &tgid);
 	e = bpf_ringbuf_reserve(&execs, sizeof(*e), 0);
