@@ -30,6 +30,7 @@
 #include "pcp/metrics.h"
 #include "privilege/privilege.h"
 #include "domain.h"
+#include "lib/clock.h"
 
 /* The one directory the agent writes once it has dropped to its user. */
 #define STATE_DIR	"state"
@@ -43,15 +44,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* "per-CPU sampling rate in Hz, 1..1000 [default 99]" */
@@ -170,12 +162,12 @@ serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 		{ .fd = -1, .events = POLLIN },		/* exec and unwind events */
 		{ .fd = -1, .events = POLLIN },		/* unwind tables built */
 	};
-	int64_t		last = now_ms();
+	int64_t		last = clock_mono_ms();
 
 	while (!quit) {
-		int64_t	interval = a->config.interval_ms;
-		int64_t	wait = last + interval - now_ms();
-		int	sym_wait = symbolizer_timeout_ms(a->symbolizer);
+		int64_t	interval = agent_interval_ms(a);
+		int64_t	wait = last + interval - clock_mono_ms();
+		int	sym_wait = symbolizer_timeout_ms(agent_symbolizer(a));
 		int	n;
 
 		/* a young process's maps are re-read until its libraries appear */
@@ -192,14 +184,14 @@ serve(pmdaInterface *dp, struct agent *a, struct drain *d)
 			agent_handle_execs(a);
 		if (n > 0 && (pfd[2].revents & POLLIN))
 			agent_handle_unwind(a);
-		symbolizer_tick(a->symbolizer);
+		symbolizer_tick(agent_symbolizer(a));
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    __pmdaMainPDU(dp) < 0)
 			break;	/* pmcd closed the pipe: it restarts us */
-		interval = a->config.interval_ms;	/* a store may have changed it */
-		if (now_ms() - last >= interval) {
+		interval = agent_interval_ms(a);	/* a store may have changed it */
+		if (clock_mono_ms() - last >= interval) {
 			/* on schedule, unless we fell a whole interval behind */
-			last = now_ms() - last >= 2 * interval ? now_ms() : last + interval;
+			last = clock_mono_ms() - last >= 2 * interval ? clock_mono_ms() : last + interval;
 			drain_run(d);
 			metrics_after_drain(dp);
 		}
@@ -280,7 +272,7 @@ main(int argc, char **argv)
 	if (agent_start(a, true) < 0)
 		fail("symbolizer");
 	drop_privileges(user, statedir);
-	a->debuginfod_cache = cachepath;	/* in statedir: ours after the drop */
+	agent_set_debuginfod_cache(a, cachepath);	/* in statedir: ours after the drop */
 	agent_start_threads(a);
 	pmdaConnect(&dispatch);
 	drain_set_service(d, service_pending, &dispatch);

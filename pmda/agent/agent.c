@@ -12,7 +12,8 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
-#include "agent.h"
+#include "agent_priv.h"
+#include "lib/clock.h"
 
 /*
  * Symbol caches are bounded so the PMDA stays small on busy hosts.  The
@@ -61,9 +62,16 @@ apply_profiles(struct agent *a)
 	int	sts;
 
 	sampler_set_offcpu_min_us(a->sampler, a->config.offcpu_min_us);
+	sampler_set_offcpu_sample(a->sampler, a->config.offcpu_sample);
+	if ((sts = sampler_set_interpreters(a->sampler, a->config.interpreters != 0)) < 0)
+		pmNotifyErr(LOG_ERR, "interpreter frames: %s", strerror(-sts));
 	if ((sts = sampler_set_pagefault_period(a->sampler, a->config.pagefault_period)) < 0)
 		pmNotifyErr(LOG_ERR, "page-fault period %u: %s", a->config.pagefault_period,
 			    strerror(-sts));
+	if (a->config.offwake && (sts = sampler_set_offwake(a->sampler, true)) < 0) {
+		pmNotifyErr(LOG_ERR, "off-wake profile: %s", strerror(-sts));
+		a->config.offwake = 0;
+	}
 	if (a->config.offcpu && (sts = sampler_set_offcpu(a->sampler, true)) < 0) {
 		pmNotifyErr(LOG_ERR, "off-CPU profile: %s", strerror(-sts));
 		a->config.offcpu = 0;
@@ -149,15 +157,6 @@ agent_new(void)
 	return a;
 }
 
-static double
-seconds_since(const struct timespec *t0)
-{
-	struct timespec	t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* libdebuginfod reads its settings from the environment, which is only
  * safe to change before other threads run: set up once, here. */
 static void
@@ -181,9 +180,8 @@ start_debuginfod(struct agent *a)
 int
 agent_start(struct agent *a, bool with_bpf)
 {
-	struct timespec	t0;
+	uint64_t	t0 = clock_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	a->started = true;
 	a->with_bpf = with_bpf;
 	a->interval_frequency_hz = a->config.frequency_hz;
@@ -194,7 +192,7 @@ agent_start(struct agent *a, bool with_bpf)
 		open_sampler(a);
 	agent_refresh_filter(a);
 	pmNotifyErr(LOG_INFO, "started in %.2f s: BPF sampler %s, %u Hz, interval %u ms",
-		    seconds_since(&t0), a->sampler ? "loaded" : "NOT loaded",
+		    (clock_mono_ns() - t0) / 1e9, a->sampler ? "loaded" : "NOT loaded",
 		    a->config.frequency_hz, a->config.interval_ms);
 	return 0;
 }
@@ -429,6 +427,31 @@ agent_set_offcpu_min_us(struct agent *a, struct control_value *v)
 }
 
 int
+agent_set_offcpu_sample(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_offcpu_sample(a->sampler, v->u)) < 0)
+		return sts;
+	a->config.offcpu_sample = v->u;
+	return 0;
+}
+
+/* Kept while offcpu is 0: the waker program runs only beside off-CPU's. */
+int
+agent_set_offwake(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_offwake(a->sampler, v->u != 0)) < 0) {
+		pmNotifyErr(LOG_ERR, "sampler_set_offwake(%u): %s", v->u, strerror(-sts));
+		return sts;
+	}
+	a->config.offwake = v->u;
+	return 0;
+}
+
+int
 agent_set_pagefault(struct agent *a, struct control_value *v)
 {
 	int	sts;
@@ -451,6 +474,30 @@ agent_set_pagefault_period(struct agent *a, struct control_value *v)
 		return sts;
 	}
 	a->config.pagefault_period = v->u;
+	return 0;
+}
+
+int
+agent_set_interpreters(struct agent *a, struct control_value *v)
+{
+	int	sts;
+
+	if (a->sampler && (sts = sampler_set_interpreters(a->sampler, v->u != 0)) < 0) {
+		pmNotifyErr(LOG_ERR, "sampler_set_interpreters(%u): %s", v->u, strerror(-sts));
+		return sts;
+	}
+	a->config.interpreters = v->u;
+	return 0;
+}
+
+int
+agent_set_keyframe_s(struct agent *a, struct control_value *v)
+{
+	int	i;
+
+	for (i = 0; i < NPROFILES; i++)
+		history_set_keyframe(a->profiles[i].history, v->u);
+	a->config.keyframe_s = v->u;
 	return 0;
 }
 
@@ -543,4 +590,40 @@ agent_handle_unwind(struct agent *a)
 {
 	if (a->unwinder)
 		unwinder_poll(a->unwinder);
+}
+
+unsigned
+agent_interval_ms(const struct agent *a)
+{
+	return a->config.interval_ms;
+}
+
+unsigned
+agent_heatmap_slots(const struct agent *a)
+{
+	return a->config.heatmap_slots;
+}
+
+struct sampler *
+agent_sampler(const struct agent *a)
+{
+	return a->sampler;
+}
+
+struct symbolizer *
+agent_symbolizer(const struct agent *a)
+{
+	return a->symbolizer;
+}
+
+struct profile *
+agent_profile(struct agent *a, int p)
+{
+	return &a->profiles[p];
+}
+
+void
+agent_set_debuginfod_cache(struct agent *a, const char *path)
+{
+	a->debuginfod_cache = path;
 }

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
-#include "control_file.h"
+#include "agent_priv.h"
+#include "controls/control_file.h"
 #include "controls.h"
 
 #define U32_TEXT_LEN	12
@@ -105,6 +106,15 @@ control_store_text(struct agent *a, const struct control *c, const char *text)
 	if ((sts = control_check_text(c, text, &v)) < 0)
 		return sts;
 	return store(a, c, &v);
+}
+
+void
+control_count_refused(struct agent *a, bool denied)
+{
+	if (denied)
+		a->denied_stores++;
+	else
+		a->bad_stores++;
 }
 
 /* Reading the state file at start; a file of junk logs a few lines, not

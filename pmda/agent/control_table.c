@@ -7,6 +7,7 @@
  * the row.  Bounds and parsers are control_parse.c's pure validators.
  */
 #include <stddef.h>
+#include "agent_priv.h"
 #include "controls.h"
 
 #define FIELD(f)	offsetof(struct agent_config, f)
@@ -107,10 +108,27 @@ const struct control controls[] = {
 	},
 	{
 		.name = "offcpu_min_us", .item = 9, .type = CONTROL_U32, .units = CONTROL_UNITS_USEC,
-		.min = 0, .max = 1000000, .def = "1",
+		.min = 0, .max = 1000000, .def = "1000",
 		.set = agent_set_offcpu_min_us, .field = FIELD(offcpu_min_us),
 		.argname = "US",
-		.doc = "off-CPU blocks shorter than this many microseconds are not counted",
+		.doc = "off-CPU blocks this many microseconds or longer are all counted",
+	},
+	{
+		.name = "offcpu_sample", .item = 13, .type = CONTROL_U32,
+		.units = CONTROL_UNITS_COUNT,
+		.min = 0, .max = 1000000, .def = "0",
+		.set = agent_set_offcpu_sample, .field = FIELD(offcpu_sample),
+		.argname = "N",
+		.doc = "one in N shorter off-CPU blocks is counted, as N times its length "
+		       "(0: none)",
+	},
+	{
+		.name = "offwake", .item = 15, .type = CONTROL_U32,
+		.min = 0, .max = 1, .bounds = "0 or 1", .def = "0",
+		.set = agent_set_offwake, .field = FIELD(offwake),
+		.argname = "0|1",
+		.doc = "off-wake profile on (1: the waker's stacks of off-CPU blocks, while "
+		       "offcpu is 1) or off (0, sched_waking detached)",
 	},
 	{
 		.name = "pagefault", .item = 10, .type = CONTROL_U32,
@@ -126,6 +144,21 @@ const struct control controls[] = {
 		.set = agent_set_pagefault_period, .field = FIELD(pagefault_period),
 		.argname = "N",
 		.doc = "one page fault in N is sampled and counted as N",
+	},
+	{
+		.name = "interpreters", .item = 12, .type = CONTROL_U32,
+		.min = 0, .max = 1, .bounds = "0 or 1", .def = "1",
+		.set = agent_set_interpreters, .field = FIELD(interpreters),
+		.argname = "0|1",
+		.doc = "interpreter (CPython) frames in user stacks (1) or native frames only (0)",
+	},
+	{
+		.name = "keyframe_s", .item = 14, .type = CONTROL_U32, .units = CONTROL_UNITS_SEC,
+		.min = 0, .max = 86400, .def = "1800",
+		.set = agent_set_keyframe_s, .field = FIELD(keyframe_s),
+		.argname = "S",
+		.doc = "every S seconds each history client is told again the definitions it "
+		       "uses, so a reader can start there (0: never)",
 	},
 };
 

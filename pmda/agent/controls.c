@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
+#include "agent_priv.h"
 #include "controls.h"
 
 const struct control *

@@ -18,13 +18,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "agent.h"
-#include "control_parse.h"
+#include "controls/control_parse.h"
 
 enum control_type { CONTROL_U32, CONTROL_STRING };
 
 /* Units of the metric (pcp/metrics.c maps them to pmUnits). */
 enum control_units { CONTROL_UNITS_NONE, CONTROL_UNITS_HZ, CONTROL_UNITS_MSEC,
-		     CONTROL_UNITS_USEC, CONTROL_UNITS_COUNT };
+		     CONTROL_UNITS_USEC, CONTROL_UNITS_COUNT, CONTROL_UNITS_SEC };
 
 struct control {
 	const char	*name;		/* stackprof.control.NAME, state file key */
@@ -90,6 +90,9 @@ int control_set_text(struct agent *a, const struct control *c, const char *text)
  */
 int control_store_u32(struct agent *a, const struct control *c, unsigned v);
 int control_store_text(struct agent *a, const struct control *c, const char *text);
+/* A store was refused before or by the table: denied (not root) or a bad
+ * value; counted for stackprof.stats.{denied,bad}_stores. */
+void control_count_refused(struct agent *a, bool denied);
 
 /*
  * Where stores are kept, and what was kept there by an earlier run: each
@@ -99,5 +102,9 @@ int control_store_text(struct agent *a, const struct control *c, const char *tex
  * Never fails: a PMDA always starts.
  */
 void controls_load(struct agent *a, const char *path);
+
+/* The controls' stats (control_stats.c); its handle is the agent. */
+struct stat_table;
+extern const struct stat_table control_stat_table;
 
 #endif /* CONTROLS_H */

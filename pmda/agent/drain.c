@@ -10,12 +10,16 @@
 #include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
-#include "agent.h"
+#include "agent_priv.h"
 #include "drain.h"
-#include "events.h"
-#include "interval.h"
+#include "pipeline/events.h"
+#include "pipeline/interval.h"
+#include "lib/array.h"
+#include "lib/clock.h"
+#include "pipeline/lifetime.h"
 
 #define FRAME_NAME_MAX	1024
+#define WAKER_SEPARATOR	"--"	/* between the blocked and the waker, as offwaketime */
 
 /* A stack copied out of the sampler, to be named after the maps are empty. */
 struct raw_stack {
@@ -23,7 +27,10 @@ struct raw_stack {
 	struct sp_stack_key	key;
 	uint64_t		count;
 	int			nkernel, nuser;
-	uint64_t		ips[];	/* kernel ips, then user ips */
+	bool			woken;	/* off-wake: wake holds its waker */
+	struct sp_wake_key	wake;
+	int			nwaker_kernel, nwaker_user;
+	uint64_t		ips[];	/* kernel ips, user ips, then the waker's */
 };
 
 struct drain_pass {
@@ -36,6 +43,8 @@ struct drain_pass {
 	uint64_t	symbolize_ns;
 	struct interval_stacks **merged; /* this drain's stacks by name, per profile */
 	struct profile	*publishing;	/* the profile interval_flush is at */
+	struct lifetimes *lives;	/* the drain's, NULL for carried stacks */
+	time_t		now;		/* CLOCK_MONOTONIC seconds */
 };
 
 struct drain {
@@ -49,6 +58,7 @@ struct drain {
 	uint64_t	heat_prev[SP_HEATMAP_MAX_SLOTS];
 	uint64_t	heat_delta[SP_HEATMAP_MAX_SLOTS];
 	unsigned	heat_prev_n;		/* 0: no baseline */
+	struct lifetimes *lives;		/* which process of its PID a stack is */
 };
 
 void
@@ -56,15 +66,6 @@ drain_set_service(struct drain *d, void (*fn)(void *arg), void *arg)
 {
 	d->service = fn;
 	d->service_arg = arg;
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void
@@ -85,17 +86,8 @@ append_frame(char **buf, size_t *cap, size_t *len, const char *name)
 {
 	size_t	n = strlen(name);
 
-	if (*len + n + 2 > *cap) {
-		size_t	want = *cap ? *cap : 512;
-		char	*b;
-
-		while (want < *len + n + 2)
-			want *= 2;
-		if ((b = realloc(*buf, want)) == NULL)
-			return -ENOMEM;
-		*buf = b;
-		*cap = want;
-	}
+	if (array_reserve(buf, cap, *len + n + 2) < 0)
+		return -ENOMEM;
 	if (*len > 0)
 		(*buf)[(*len)++] = ';';
 	memcpy(*buf + *len, name, n + 1);
@@ -115,6 +107,51 @@ reverse_frames(char *buf, size_t len)
 			reverse_bytes(buf + start, i - start);
 			start = i + 1;
 		}
+}
+
+/* comm is not NUL-terminated when it fills the array */
+static void
+copy_comm(char *dst, const char *src)
+{
+	memcpy(dst, src, SP_COMM_LEN);
+	dst[SP_COMM_LEN] = '\0';
+	frame_name_sanitize(dst);
+}
+
+/*
+ * The waker above the blocked frames, as offwaketime folds it: the
+ * separator, the waker's kernel frames from the wake (try_to_wake_up)
+ * out, its user frames innermost first, its thread name on top; so each
+ * half reads from the separator outwards.  A user return address in no
+ * mapping ends the user part ("[unknown]"), as for the blocked stack.
+ */
+static int
+fold_waker(struct symbolizer *sym, const struct sampled_stack *st, char **buf, size_t *cap,
+	   size_t *len)
+{
+	char	name[FRAME_NAME_MAX], comm[SP_COMM_LEN + 1];
+	int	i, sts, cut = 0;
+
+	if ((sts = append_frame(buf, cap, len, WAKER_SEPARATOR)) < 0)
+		return sts;
+	for (i = 0; i < st->nwaker_kernel; i++) {
+		symbolize_kernel(sym, st->waker_kernel_ips[i], name, sizeof(name));
+		if ((sts = append_frame(buf, cap, len, name)) < 0)
+			return sts;
+	}
+	for (i = 0; i < st->nwaker_user && !cut; i++) {
+		if (!symbolize_user(sym, (pid_t)st->wake->waker_tgid, st->waker_user_ips[i], name,
+				    sizeof(name)) && i > 0) {
+			snprintf(name, sizeof(name), "[unknown]");
+			cut = 1;
+		}
+		if ((sts = append_frame(buf, cap, len, name)) < 0)
+			return sts;
+	}
+	copy_comm(comm, st->wake->waker_comm);
+	if ((sts = append_frame(buf, cap, len, comm)) < 0)
+		return sts;
+	return cut;
 }
 
 int
@@ -155,16 +192,9 @@ drain_fold_stack(struct symbolizer *sym, const struct sampled_stack *st,
 	/* both stacks lost (counted by the sampler): keep the samples visible */
 	if (len == 0 && (sts = append_frame(buf, cap, &len, "[unknown]")) < 0)
 		return sts;
+	if (st->wake && (sts = fold_waker(sym, st, buf, cap, &len)) != 0)
+		return sts < 0 ? sts : 1;
 	return cut;
-}
-
-/* comm is not NUL-terminated when it fills the array */
-static void
-copy_comm(char *dst, const char *src)
-{
-	memcpy(dst, src, SP_COMM_LEN);
-	dst[SP_COMM_LEN] = '\0';
-	frame_name_sanitize(dst);
 }
 
 /* Phase 1, inside sampler_drain: copy the stack, nothing slow. */
@@ -175,23 +205,17 @@ copy_stack(void *arg, const struct sampled_stack *st)
 	struct raw_stack	*r;
 	int			nk = st->nkernel > 0 ? st->nkernel : 0;
 	int			nu = st->nuser > 0 ? st->nuser : 0;
-
+	int			nwk = st->wake && st->nwaker_kernel > 0 ? st->nwaker_kernel : 0;
+	int			nwu = st->wake && st->nwaker_user > 0 ? st->nwaker_user : 0;
 	int			p;
 
 	for (p = 0; p < NPROFILES && profile_defs[p].source != st->profile; p++)
 		;
 	if (p == NPROFILES)
 		return;
-	if (pass->nraw == pass->rawcap) {
-		size_t			cap = pass->rawcap ? pass->rawcap * 2 : 256;
-		struct raw_stack	**v = realloc(pass->raw, cap * sizeof(*v));
-
-		if (v == NULL)
-			goto nomem;
-		pass->raw = v;
-		pass->rawcap = cap;
-	}
-	if ((r = malloc(sizeof(*r) + (size_t)(nk + nu) * sizeof(uint64_t))) == NULL)
+	if (array_reserve(&pass->raw, &pass->rawcap, pass->nraw + 1) < 0)
+		goto nomem;
+	if ((r = malloc(sizeof(*r) + (size_t)(nk + nu + nwk + nwu) * sizeof(uint64_t))) == NULL)
 		goto nomem;
 	r->profile = (enum profile_id)p;
 	r->key = *st->key;
@@ -203,6 +227,15 @@ copy_stack(void *arg, const struct sampled_stack *st)
 		memcpy(r->ips, st->kernel_ips, (size_t)nk * sizeof(uint64_t));
 	if (nu > 0)
 		memcpy(r->ips + nk, st->user_ips, (size_t)nu * sizeof(uint64_t));
+	r->woken = st->wake != NULL;
+	if (r->woken)
+		r->wake = *st->wake;
+	r->nwaker_kernel = nwk;
+	r->nwaker_user = nwu;
+	if (nwk > 0)
+		memcpy(r->ips + nk + nu, st->waker_kernel_ips, (size_t)nwk * sizeof(uint64_t));
+	if (nwu > 0)
+		memcpy(r->ips + nk + nu + nwk, st->waker_user_ips, (size_t)nwu * sizeof(uint64_t));
 	pass->raw[pass->nraw++] = r;
 	pass->agent->stats.stacks++;
 	return;
@@ -228,10 +261,15 @@ drain_new(struct agent *a)
 
 	if (d == NULL)
 		return NULL;
+	if ((d->lives = lifetimes_new()) == NULL) {
+		free(d);
+		return NULL;
+	}
 	for (p = 0; p < NPROFILES; p++)
 		if ((d->merged[p] = interval_new()) == NULL) {
 			while (p-- > 0)
 				interval_free(d->merged[p]);
+			lifetimes_free(d->lives);
 			free(d);
 			return NULL;
 		}
@@ -255,6 +293,7 @@ drain_free(struct drain *d)
 	free(d->carried.raw);
 	for (p = 0; p < NPROFILES; p++)
 		interval_free(d->merged[p]);
+	lifetimes_free(d->lives);
 	free(d);
 }
 
@@ -266,25 +305,38 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 		.key = &r->key, .count = r->count,
 		.kernel_ips = r->ips, .nkernel = r->nkernel,
 		.user_ips = r->ips + r->nkernel, .nuser = r->nuser,
+		.wake = r->woken ? &r->wake : NULL,
+		.waker_kernel_ips = r->ips + r->nkernel + r->nuser, .nwaker_kernel = r->nwaker_kernel,
+		.waker_user_ips = r->ips + r->nkernel + r->nuser + r->nwaker_kernel,
+		.nwaker_user = r->nwaker_user,
 	};
 	char			comm[SP_COMM_LEN + 1], pcomm[SP_COMM_LEN + 1];
 	uint64_t		t0;
+	unsigned		gen;
 	int			sts;
 
 	copy_comm(comm, r->key.comm);
 	copy_comm(pcomm, r->key.pcomm);
-	t0 = mono_ns();
+	t0 = clock_mono_ns();
 	symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->key.tgid);
 	if (pass->agent->unwinder)
 		unwinder_note_process(pass->agent->unwinder, (pid_t)r->key.tgid);
+	if (r->woken && r->wake.waker_tgid != 0 && r->wake.waker_tgid != r->key.tgid) {
+		symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->wake.waker_tgid);
+		if (pass->agent->unwinder)
+			unwinder_note_process(pass->agent->unwinder, (pid_t)r->wake.waker_tgid);
+	}
 	sts = drain_fold_stack(pass->agent->symbolizer, &st, &pass->frames, &pass->cap);
-	pass->symbolize_ns += mono_ns() - t0;
+	pass->symbolize_ns += clock_mono_ns() - t0;
 	if (sts == 1) {
 		pass->agent->stats.ustacks_cut++;
 		sts = 0;
 	}
 	if (sts == 0)
-		sts = interval_add(pass->merged[r->profile], (pid_t)r->key.tgid, (pid_t)r->key.tid,
+		sts = lifetimes_gen(pass->lives, (pid_t)r->key.tgid, r->key.start, pass->now, &gen);
+	if (sts == 0)
+		sts = interval_add(pass->merged[r->profile], (pid_t)r->key.tgid, gen,
+				   (pid_t)r->key.tid,
 				   pcomm, comm, pass->frames, r->count);
 	if (sts < 0)
 		pmNotifyErr(LOG_ERR, "drain: out of memory for a stack of pid %u", r->key.tgid);
@@ -299,15 +351,15 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 static void
 name_stacks(struct drain *d, struct drain_pass *pass)
 {
-	uint64_t	last = mono_ns();
+	uint64_t	last = clock_mono_ns();
 	size_t		i;
 
 	for (i = 0; i < pass->nraw; i++) {
 		name_stack(pass, pass->raw[i]);
 		free(pass->raw[i]);
-		if (d->service && mono_ns() - last > 50000000u) {
+		if (d->service && clock_mono_ns() - last > 50000000u) {
 			d->service(d->service_arg);
-			last = mono_ns();
+			last = clock_mono_ns();
 		}
 	}
 	free(pass->raw);
@@ -324,7 +376,7 @@ publish_stack(void *arg, const struct interval_stack *st)
 	struct profile		*p = pass->publishing;
 	struct stack_event	ev;
 
-	window_add(p->window, st->pid, st->process, st->thread, st->frames, st->count);
+	window_add(p->window, st->pid, st->gen, st->process, st->thread, st->frames, st->count);
 	ev.stack = st->frames;
 	ev.count = st->count;
 	ev.value_us = p->def->value(st->count, a->interval_frequency_hz);
@@ -334,7 +386,7 @@ publish_stack(void *arg, const struct interval_stack *st)
 	ev.process = st->process;
 	if (events_append(p->events, &ev, &pass->when) == 0)
 		a->stats.records++;
-	history_add(p->history, ev.pid, ev.tid, ev.comm, ev.process, ev.stack,
+	history_add(p->history, ev.pid, st->gen, ev.tid, ev.comm, ev.process, ev.stack,
 		    ev.count, ev.value_us);
 }
 
@@ -391,15 +443,16 @@ publish(struct drain *d, struct drain_pass *pass, bool heat, time_t now)
 		    history_heat(p->history, d->heat_delta, d->heat_prev_n) < 0)
 			pmNotifyErr(LOG_ERR, "drain: out of memory for the history's heat map");
 		history_end(p->history);
-		window_publish(p->window, now);
+		window_publish(p->window, d->lives, now);
 	}
+	lifetimes_forget(d->lives, now);
 }
 
 /* What the drain measures about itself. */
 static void
 account(struct agent *a, uint64_t t0, uint64_t symbolize_ns)
 {
-	uint64_t	took_us = (mono_ns() - t0) / 1000;
+	uint64_t	took_us = (clock_mono_ns() - t0) / 1000;
 
 	a->stats.drains++;
 	a->stats.symbolize_time_us += symbolize_ns / 1000;
@@ -415,10 +468,9 @@ void
 drain_run(struct drain *d)
 {
 	struct agent		*a = d->agent;
-	struct drain_pass	pass = { .agent = a, .merged = d->merged };
-	struct timespec		now;
+	struct drain_pass	pass = { .agent = a, .merged = d->merged, .lives = d->lives };
 	bool			heat;
-	uint64_t		t0 = mono_ns();
+	uint64_t		t0 = clock_mono_ns();
 	int			sts;
 
 	gettimeofday(&pass.when, NULL);
@@ -436,10 +488,10 @@ drain_run(struct drain *d)
 			pmNotifyErr(LOG_ERR, "sampler_drain: %s", strerror(-sts));
 		}
 	}
+	pass.now = (time_t)(clock_mono_ns() / 1000000000u);
 	name_stacks(d, &pass);
 	free(pass.frames);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	publish(d, &pass, heat, now.tv_sec);
+	publish(d, &pass, heat, pass.now);
 	symbolizer_collect(a->symbolizer);
 	if (a->unwinder)
 		unwinder_collect(a->unwinder);

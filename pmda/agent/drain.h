@@ -22,12 +22,19 @@ void drain_run(struct drain *d);
 void drain_set_service(struct drain *d, void (*fn)(void *arg), void *arg);
 
 /* Build the folded frame list of a stack into *buf (grown as needed):
- * user frames outermost first, then kernel frames outermost first.  1
- * when the user stack was cut at a return address that is not code (its
- * root is then "[unknown]"), 0, or -ENOMEM.  Exposed for the unit tests. */
+ * user frames outermost first, then kernel frames outermost first; an
+ * off-wake stack then "--", the waker's kernel frames and user frames
+ * innermost first, and the waker's thread name.  1 when a user stack was
+ * cut at a return address that is not code (its root, or the waker's
+ * last user frame, is then "[unknown]"), 0, or -ENOMEM.  Exposed for the
+ * unit tests. */
 struct sampled_stack;
 struct symbolizer;
 int drain_fold_stack(struct symbolizer *sym, const struct sampled_stack *st,
 		     char **buf, size_t *cap);
+
+/* The drains' stats (drain_stats.c); its handle is the agent. */
+struct stat_table;
+extern const struct stat_table drain_stat_table;
 
 #endif /* DRAIN_H */

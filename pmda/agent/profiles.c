@@ -25,6 +25,9 @@ const struct profile_def profile_defs[NPROFILES] = {
 			     PROFILE_UNIT_USEC, false, SAMPLER_OFFCPU },
 	[PROFILE_PAGEFAULT] = { "pagefault", "page-fault", 5, PROFILE_UNIT_COUNT,
 				profile_value_count, PROFILE_UNIT_COUNT, false, SAMPLER_PAGEFAULT },
+	/* off-CPU blocks with their wakers' frames (drain_fold_stack) */
+	[PROFILE_OFFWAKE] = { "offwake", "off-wake", 6, PROFILE_UNIT_USEC, profile_value_count,
+			      PROFILE_UNIT_USEC, false, SAMPLER_OFFWAKE },
 };
 
 const struct profile_def *

@@ -14,11 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "sampler/sampler.h"
-#include "events.h"
-#include "history.h"
-#include "window.h"
+#include "pipeline/events.h"
+#include "history/history.h"
+#include "pipeline/window.h"
 
-enum profile_id { PROFILE_ONCPU, PROFILE_OFFCPU, PROFILE_PAGEFAULT, NPROFILES };
+enum profile_id { PROFILE_ONCPU, PROFILE_OFFCPU, PROFILE_PAGEFAULT, PROFILE_OFFWAKE, NPROFILES };
 
 /* What a count is: samples (on-CPU), µs (off-CPU), events (page faults). */
 enum profile_unit { PROFILE_UNIT_COUNT, PROFILE_UNIT_USEC };

@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
+#include "agent_priv.h"
+#include "interp.h"
 #include "unwinder.h"
+#include "lib/array.h"
 
 struct unwinder {
 	struct sampler		*sampler;
 	struct symbolizer	*sym;
 	struct unwind_cache	*cache;
+	struct interp		*interp;	/* interpreter records */
 	enum sp_unwind_mode	mode;
 	uint64_t		built;	/* builds finished at the last collect */
 };
@@ -92,7 +96,9 @@ unwinder_new(struct sampler *s, struct symbolizer *sym, const struct unwind_conf
 		sampler_unwind_usage(s, &usage);
 		c.kernel_rows = usage.rows_capacity;
 	}
-	if (!(u->cache = unwind_cache_new(&c, &kernel_ops, u, &source_ops, u))) {
+	if (!(u->interp = interp_new(s, sym)) ||
+	    !(u->cache = unwind_cache_new(&c, &kernel_ops, u, &source_ops, u))) {
+		interp_free(u->interp);
 		free(u);
 		return NULL;
 	}
@@ -105,6 +111,7 @@ unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	unwind_cache_free(u->cache);
+	interp_free(u->interp);
 	free(u);
 }
 
@@ -150,16 +157,9 @@ add_mapping(void *arg, const struct symbolizer_mapping *sm)
 {
 	struct mapping_list *l = arg;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct unwind_mapping *m = realloc(l->m, cap * sizeof(*m));
-
-		if (!m) {
-			l->nomem = true;
-			return;
-		}
-		l->m = m;
-		l->cap = cap;
+	if (array_reserve(&l->m, &l->cap, l->n + 1) < 0) {
+		l->nomem = true;
+		return;
 	}
 	l->m[l->n++] = (struct unwind_mapping){
 		.start = sm->start, .end = sm->end, .pgoff = sm->pgoff,
@@ -184,13 +184,15 @@ unwinder_describe(struct unwinder *u, pid_t tgid)
 	free(l.m);
 	if (err < 0)
 		pmNotifyErr(LOG_WARNING, "unwind tables for pid %d: %s", (int)tgid, strerror(-err));
+	else
+		interp_describe(u->interp, tgid);
 	return err;
 }
 
 void
 unwinder_note_process(struct unwinder *u, pid_t tgid)
 {
-	if (u->mode != SP_UNWIND_FP && !unwind_process_known(u->cache, tgid))
+	if (u->mode != SP_UNWIND_FP && !unwind_process_seen(u->cache, tgid))
 		unwinder_describe(u, tgid);
 }
 
@@ -241,6 +243,7 @@ unwinder_collect(struct unwinder *u)
 	struct unwind_stats st;
 
 	unwind_cache_collect(u->cache);
+	interp_collect(u->interp);
 	unwind_cache_stats(u->cache, &st);
 	if (st.builds + st.build_errors != u->built) {
 		u->built = st.builds + st.build_errors;
@@ -252,6 +255,12 @@ void
 unwinder_stats(const struct unwinder *u, struct unwind_stats *st)
 {
 	unwind_cache_stats(u->cache, st);
+}
+
+int
+unwinder_set_interpreters(struct unwinder *u, bool on)
+{
+	return interp_set_enabled(u->interp, on);
 }
 
 struct unwind_cache *

@@ -50,6 +50,9 @@ void unwinder_on_maps(struct unwinder *u, pid_t tgid);
 void unwinder_on_retry(struct unwinder *u, pid_t tgid);
 void unwinder_on_exit(struct unwinder *u, pid_t tgid);
 
+/* stackprof.control.interpreters: Python frames in user stacks, or not. */
+int unwinder_set_interpreters(struct unwinder *u, bool on);
+
 /* Once per drain: processes gone, tables idle too long. */
 void unwinder_collect(struct unwinder *u);
 

@@ -9,11 +9,13 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "agent/controls.h"
 #include "control.h"
 #include "pcp_priv.h"
+#include "lib/array.h"
 
 static int
 uid_of(const struct pcp_face *face, int ctx)
@@ -27,17 +29,15 @@ set_uid(struct pcp_face *face, int ctx, int uid)
 	if (ctx < 0)
 		return;
 	if (ctx >= face->ncontexts) {
-		int	n = ctx + 16, i;
-		int	*v = realloc(face->context_uid, n * sizeof(*v));
+		size_t	cap = (size_t)face->ncontexts;	/* every slot allocated is in use */
 
-		if (v == NULL) {
-			pmNoMem("context uids", n * sizeof(*v), PM_RECOV_ERR);
+		if (array_reserve(&face->context_uid, &cap, (size_t)ctx + 1) < 0 || cap > INT_MAX) {
+			pmNoMem("context uids", ((size_t)ctx + 1) * sizeof(int), PM_RECOV_ERR);
 			return;	/* unknown uid: stores stay refused */
 		}
-		for (i = face->ncontexts; i < n; i++)
-			v[i] = -1;
-		face->context_uid = v;
-		face->ncontexts = n;
+		for (size_t i = (size_t)face->ncontexts; i < cap; i++)
+			face->context_uid[i] = -1;	/* uid not known yet */
+		face->ncontexts = (int)cap;
 	}
 	face->context_uid[ctx] = uid;
 }
@@ -95,12 +95,40 @@ store_one(struct pcp_face *face, pmValueSet *vsp, pmdaExt *pmda)
 	return sts;
 }
 
+/* The value a store asked for, as text for the log: a u32 as its number,
+ * a string quoted and cut (a 4 KB regex would flood the log). */
+static void
+stored_text(const pmValueSet *vsp, char *buf, size_t len)
+{
+	const pmValue	*v = &vsp->vlist[0];
+	int		n;
+
+	if (vsp->numval != 1)
+		pmsprintf(buf, len, "%d values", vsp->numval);
+	else if (vsp->valfmt == PM_VAL_INSITU)
+		pmsprintf(buf, len, "%u", (unsigned)v->value.lval);
+	else if (v->value.pval->vtype == PM_TYPE_STRING) {
+		n = (int)strnlen(v->value.pval->vbuf, v->value.pval->vlen > PM_VAL_HDR_SIZE ?
+				 (size_t)(v->value.pval->vlen - PM_VAL_HDR_SIZE) : 0);
+		pmsprintf(buf, len, "\"%.*s%s\"", n > 60 ? 60 : n, v->value.pval->vbuf,
+			  n > 60 ? "..." : "");
+	}
+	else
+		pmsprintf(buf, len, "a value of type %d", v->value.pval->vtype);
+}
+
+/*
+ * pmcd hands pmstore only our error code, so the log says the rest: the
+ * value asked for and the control's bounds.  Out of bounds is
+ * PM_ERR_BADSTORE ("Bad input to pmstore", what pmstore prints): the one
+ * code whose text says the value was refused (pmdastackprof.1, CONTROL).
+ */
 static void
 log_refusal(pmValueSet *vsp, int sts, int uid)
 {
 	bool			readonly = uid == 0 && sts == PM_ERR_PERMISSION;
 	const struct control	*c = NULL;
-	char			name[64];
+	char			name[64], value[80], bounds[64];
 
 	if (pmID_cluster(vsp->pmid) == CL_CONTROL)
 		c = control_by_item(pmID_item(vsp->pmid));
@@ -112,7 +140,15 @@ log_refusal(pmValueSet *vsp, int sts, int uid)
 		pmNotifyErr(LOG_WARNING, "store to %s refused: read-only", name);
 	else if (sts == PM_ERR_PERMISSION)
 		pmNotifyErr(LOG_WARNING, "store to %s refused: uid %d is not root", name, uid);
-	else
+	else if (c != NULL) {
+		stored_text(vsp, value, sizeof(value));
+		pmNotifyErr(LOG_WARNING, "store to %s refused: %s: %s; it takes %s%s "
+			    "(pmdastackprof --help lists each control's bounds)", name, value,
+			    pmErrStr(sts), control_bounds(c, bounds, sizeof(bounds)),
+			    c->units == CONTROL_UNITS_HZ ? " Hz" : c->units == CONTROL_UNITS_MSEC ?
+			    " ms" : c->units == CONTROL_UNITS_USEC ? " us" :
+			    c->units == CONTROL_UNITS_SEC ? " s" : "");
+	} else
 		pmNotifyErr(LOG_WARNING, "store to %s refused: %s", name, pmErrStr(sts));
 }
 
@@ -126,12 +162,12 @@ control_store(pmResult *result, pmdaExt *pmda)
 		pmValueSet	*vsp = result->vset[i];
 
 		if (uid != 0) {
-			face->denied_stores++;
+			control_count_refused(face->agent, true);
 			log_refusal(vsp, PM_ERR_PERMISSION, uid);
 			return PM_ERR_PERMISSION;
 		}
 		if ((sts = store_one(face, vsp, pmda)) < 0) {
-			face->bad_stores++;
+			control_count_refused(face->agent, false);
 			log_refusal(vsp, sts, uid);
 			return sts;
 		}

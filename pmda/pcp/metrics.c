@@ -14,8 +14,8 @@
  *                                          drain, named as bpftrace prints a
  *                                          stack (grafana-pcp's flame graph)
  *   stackprof.heatmap.oncpu          u64   per slot: cumulative samples
- *   stackprof.stats.*                      sampler, symbolizer, drain, queue,
- *                                          unwind tables (metrics_unwind.c)
+ *   stackprof.stats.*                      the parts' stats tables, one
+ *                                          cluster each (metrics_stats.c)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,18 +25,17 @@
 #include "control.h"
 #include "metrics.h"
 #include "pcp_priv.h"
+#include "lib/array.h"
 
 #define UNITS_NONE	PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
 #define UNITS_COUNT	PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
 #define UNITS_HZ	PMDA_PMUNITS(0, -1, 1, 0, PM_TIME_SEC, PM_COUNT_ONE)
 #define UNITS_MSEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_MSEC, 0)
 #define UNITS_USEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_USEC, 0)
-#define UNITS_NSEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_NSEC, 0)
-#define UNITS_BYTES	PMDA_PMUNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0)
+#define UNITS_SEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_SEC, 0)
 
 #define METRIC(cl, it, type, indom, sem, units) \
 	{ NULL, { PMDA_PMID(cl, it), type, indom, sem, units } }
-#define STAT(it)	METRIC(CL_STATS, it, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_COUNT)
 
 /*
  * libpcp_pmda calls the end-of-context hook with the context number alone
@@ -64,110 +63,9 @@ static const pmdaMetric profile_metrics[] = {
 };
 #define NPROFILE_METRICS	(sizeof(profile_metrics) / sizeof(profile_metrics[0]))
 
-/* Every metric but the controls' and the profiles'. */
+/* Every metric but the controls', the profiles' and the stats'. */
 static const pmdaMetric fixed_metrics[] = {
 	METRIC(CL_HEATMAP, HEAT_ONCPU, PM_TYPE_U64, INDOM_HEATMAP_SLOT, PM_SEM_COUNTER, UNITS_COUNT),
-
-	STAT(ST_SAMPLES), STAT(ST_FILTERED), STAT(ST_IDLE), STAT(ST_MAP_FULL),
-	STAT(ST_KSTACK_COLLISIONS), STAT(ST_USTACK_COLLISIONS),
-	STAT(ST_KSTACK_MISSING), STAT(ST_USTACK_MISSING),
-	METRIC(CL_STATS, ST_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_NSEC),
-	STAT(ST_BPF_RUN_COUNT), STAT(ST_DRAINS),
-	METRIC(CL_STATS, ST_DRAIN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
-	METRIC(CL_STATS, ST_SYMBOLIZE_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
-	STAT(ST_LOST_PROCESSES), STAT(ST_SYMBOL_MISSES), STAT(ST_CACHE_HITS),
-	STAT(ST_CACHE_MISSES), STAT(ST_CACHE_EVICTIONS),
-	METRIC(CL_STATS, ST_CACHE_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	STAT(ST_SYMBOL_LOOKUPS), STAT(ST_STACKS),
-	METRIC(CL_STATS, ST_EVENT_RECORDS, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_COUNT),
-	METRIC(CL_STATS, ST_EVENT_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_BYTES),
-	METRIC(CL_STATS, ST_EVENT_QUEUED_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	METRIC(CL_STATS, ST_EVENT_CLIENTS, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	STAT(ST_BAD_STORES), STAT(ST_DENIED_STORES),
-	METRIC(CL_STATS, ST_PROCESSES, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	METRIC(CL_STATS, ST_BPF_LOADED, PM_TYPE_U32, PM_INDOM_NULL, PM_SEM_DISCRETE, UNITS_NONE),
-	STAT(ST_DRAIN_ERRORS),
-	STAT(ST_EXECS), STAT(ST_EXEC_LOST),
-	STAT(ST_ELF_ERRORS), STAT(ST_DEBUG_MISMATCHES), STAT(ST_PERFMAP_BAD_LINES),
-	STAT(ST_PROC_ERRORS),
-	METRIC(CL_STATS, ST_SYMBOL_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	STAT(ST_FILTER_SCANS),
-	METRIC(CL_STATS, ST_DRAIN_TIME_MAX, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
-	STAT(ST_EVENT_DROPPED),
-	STAT(ST_UNWIND_TABLE_FRAMES), STAT(ST_UNWIND_FP_FRAMES), STAT(ST_UNWIND_COMPLETE),
-	STAT(ST_UNWIND_TRUNC_DEPTH), STAT(ST_UNWIND_TRUNC_READ), STAT(ST_UNWIND_TRUNC_NORULE),
-	STAT(ST_UNWIND_NO_MAPPING), STAT(ST_UNWIND_NO_TABLE), STAT(ST_UNWIND_NO_PROCESS),
-	STAT(ST_UNWIND_REFRESHES), STAT(ST_USTACK_MAP_FULL),
-	STAT(ST_UNWIND_BUILDS), STAT(ST_UNWIND_BUILD_ERRORS),
-	METRIC(CL_STATS, ST_UNWIND_BUILD_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
-	STAT(ST_UNWIND_KERNEL_FULL), STAT(ST_UNWIND_EVICTIONS),
-	METRIC(CL_STATS, ST_UNWIND_TABLES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	METRIC(CL_STATS, ST_UNWIND_TABLES_LOADED, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	METRIC(CL_STATS, ST_UNWIND_KERNEL_ROWS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	METRIC(CL_STATS, ST_UNWIND_KERNEL_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	METRIC(CL_STATS, ST_UNWIND_KERNEL_RESERVED, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	METRIC(CL_STATS, ST_UNWIND_USER_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	METRIC(CL_STATS, ST_UNWIND_PROCESSES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	METRIC(CL_STATS, ST_UNWIND_PENDING, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	STAT(ST_UNWIND_MAPPINGS_DROPPED), STAT(ST_UNWIND_PROCESS_ERRORS),
-	STAT(ST_UNWIND_TOO_LARGE), STAT(ST_UNWIND_REBUILDS_DEFERRED), STAT(ST_UNWIND_BUILDS_DROPPED),
-	STAT(ST_REGEX_LIMITED), STAT(ST_ELF_REFUSED), STAT(ST_PERFMAP_REFUSED),
-	STAT(ST_MAPS_TRUNCATED), STAT(ST_BUDGET_REFUSED),
-	METRIC(CL_STATS, ST_HISTORY_THREADS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	METRIC(CL_STATS, ST_HISTORY_STACKS, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_COUNT),
-	STAT(ST_HISTORY_DROPPED), STAT(ST_HISTORY_LOST),
-	METRIC(CL_STATS, ST_HISTORY_QUEUED_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	METRIC(CL_STATS, ST_HISTORY_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_BYTES),
-	STAT(ST_DEBUGINFOD_REQUESTS), STAT(ST_DEBUGINFOD_HITS), STAT(ST_DEBUGINFOD_MISSES),
-	STAT(ST_DEBUGINFOD_FAILURES), STAT(ST_DEBUGINFOD_REJECTED),
-	METRIC(CL_STATS, ST_DEBUGINFOD_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_BYTES),
-	METRIC(CL_STATS, ST_DEBUGINFOD_CACHE_BYTES, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_BYTES),
-	METRIC(CL_STATS, ST_DEBUGINFOD_SLOWEST, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_INSTANT, UNITS_USEC),
-	STAT(ST_DEBUGINFOD_NAMED_FILES),
-	STAT(ST_OFFCPU_SWITCHES), STAT(ST_OFFCPU_INTERVALS),
-	METRIC(CL_STATS, ST_OFFCPU_USEC, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
-	STAT(ST_OFFCPU_SHORT),
-	METRIC(CL_STATS, ST_OFFCPU_SHORT_USEC, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_USEC),
-	STAT(ST_OFFCPU_MAP_FULL), STAT(ST_OFFCPU_FILTERED),
-	METRIC(CL_STATS, ST_OFFCPU_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER, UNITS_NSEC),
-	STAT(ST_OFFCPU_BPF_RUN_COUNT),
-	STAT(ST_PAGEFAULT_SAMPLES), STAT(ST_PAGEFAULT_FILTERED), STAT(ST_PAGEFAULT_MAP_FULL),
-	METRIC(CL_STATS, ST_PAGEFAULT_BPF_RUN_TIME, PM_TYPE_U64, PM_INDOM_NULL, PM_SEM_COUNTER,
-	       UNITS_NSEC),
-	STAT(ST_PAGEFAULT_BPF_RUN_COUNT),
-	STAT(ST_USTACKS_CUT),
-};
-
-/* Where each sampler-backed stats item comes from: an enum sp_stat index. */
-static const int sampler_stat_of[ST_NITEMS] = {
-	[ST_SAMPLES] = SP_STAT_SAMPLES + 1, [ST_FILTERED] = SP_STAT_FILTERED + 1,
-	[ST_IDLE] = SP_STAT_IDLE + 1, [ST_MAP_FULL] = SP_STAT_MAP_FULL + 1,
-	[ST_KSTACK_COLLISIONS] = SP_STAT_KSTACK_COLLISION + 1,
-	[ST_USTACK_COLLISIONS] = SP_STAT_USTACK_COLLISION + 1,
-	[ST_KSTACK_MISSING] = SP_STAT_KSTACK_MISSING + 1,
-	[ST_USTACK_MISSING] = SP_STAT_USTACK_MISSING + 1,
-	[ST_EXECS] = SP_STAT_EXECS + 1, [ST_EXEC_LOST] = SP_STAT_EXEC_LOST + 1,
-	[ST_UNWIND_TABLE_FRAMES] = SP_STAT_UNWIND_TABLE_FRAMES + 1,
-	[ST_UNWIND_FP_FRAMES] = SP_STAT_UNWIND_FP_FRAMES + 1,
-	[ST_UNWIND_COMPLETE] = SP_STAT_UNWIND_COMPLETE + 1,
-	[ST_UNWIND_TRUNC_DEPTH] = SP_STAT_UNWIND_TRUNC_DEPTH + 1,
-	[ST_UNWIND_TRUNC_READ] = SP_STAT_UNWIND_TRUNC_READ + 1,
-	[ST_UNWIND_TRUNC_NORULE] = SP_STAT_UNWIND_TRUNC_NORULE + 1,
-	[ST_UNWIND_NO_MAPPING] = SP_STAT_UNWIND_NO_MAPPING + 1,
-	[ST_UNWIND_NO_TABLE] = SP_STAT_UNWIND_NO_TABLE + 1,
-	[ST_UNWIND_NO_PROCESS] = SP_STAT_UNWIND_NO_PROCESS + 1,
-	[ST_UNWIND_REFRESHES] = SP_STAT_UNWIND_REFRESH + 1,
-	[ST_USTACK_MAP_FULL] = SP_STAT_USTACK_MAP_FULL + 1,
-	[ST_OFFCPU_SWITCHES] = SP_STAT_SWITCHES + 1,
-	[ST_OFFCPU_INTERVALS] = SP_STAT_OFFCPU_INTERVALS + 1,
-	[ST_OFFCPU_USEC] = SP_STAT_OFFCPU_USEC + 1, [ST_OFFCPU_SHORT] = SP_STAT_OFFCPU_SHORT + 1,
-	[ST_OFFCPU_SHORT_USEC] = SP_STAT_OFFCPU_SHORT_USEC + 1,
-	[ST_OFFCPU_MAP_FULL] = SP_STAT_OFFCPU_MAP_FULL + 1,
-	[ST_OFFCPU_FILTERED] = SP_STAT_OFFCPU_FILTERED + 1,
-	[ST_PAGEFAULT_SAMPLES] = SP_STAT_PAGEFAULT_SAMPLES + 1,
-	[ST_PAGEFAULT_FILTERED] = SP_STAT_PAGEFAULT_FILTERED + 1,
-	[ST_PAGEFAULT_MAP_FULL] = SP_STAT_PAGEFAULT_MAP_FULL + 1,
-	/* 0 = not a sp_stat; +1 keeps index 0 usable */
 };
 
 static int
@@ -234,7 +132,7 @@ fetch_profile(struct profile *prof, unsigned item, unsigned inst, pmAtomValue *a
 		return fetch_history(prof, atom);
 	if (item >= REC_STACK)
 		return PMDA_FETCH_NOVALUES;	/* only inside records */
-	if ((p = window_lookup(prof->window, (pid_t)inst)) == NULL)
+	if ((p = window_lookup(prof->window, (int)inst)) == NULL)
 		return PM_ERR_INST;
 	if (item == PROF_FOLDED)
 		atom->cp = p->folded;
@@ -245,35 +143,16 @@ fetch_profile(struct profile *prof, unsigned item, unsigned inst, pmAtomValue *a
 	return PMDA_FETCH_STATIC;
 }
 
-/* stackprof.stats.history_*: the on-CPU profile's history. */
-static int
-fetch_history_stat(const struct history *h, unsigned item, pmAtomValue *atom)
-{
-	struct history_stats	st;
-
-	history_get_stats(h, &st);
-	switch (item) {
-	case ST_HISTORY_THREADS:	atom->ull = st.threads; break;
-	case ST_HISTORY_STACKS:		atom->ull = st.stacks; break;
-	case ST_HISTORY_DROPPED:	atom->ull = st.dropped; break;
-	case ST_HISTORY_LOST:		atom->ull = st.lost; break;
-	case ST_HISTORY_QUEUED_BYTES:	atom->ull = st.queued_bytes; break;
-	case ST_HISTORY_BYTES:		atom->ull = st.text_bytes; break;
-	default:			return PM_ERR_PMID;
-	}
-	return PMDA_FETCH_STATIC;
-}
-
 static int
 fetch_heatmap(struct pcp_face *face, unsigned inst, pmAtomValue *atom)
 {
-	const struct agent	*a = face->agent;
-	unsigned		slots = a->config.heatmap_slots, width = 1000 / slots;
+	struct sampler	*sampler = agent_sampler(face->agent);
+	unsigned	slots = agent_heatmap_slots(face->agent), width = 1000 / slots;
 
-	if (a->sampler == NULL)
+	if (sampler == NULL)
 		return PMDA_FETCH_NOVALUES;
 	if (!face->snap.have_heatmap) {
-		if (sampler_read_heatmap(a->sampler, face->snap.heatmap, slots) < 0)
+		if (sampler_read_heatmap(sampler, face->snap.heatmap, slots) < 0)
 			return PMDA_FETCH_NOVALUES;
 		face->snap.have_heatmap = true;
 	}
@@ -281,136 +160,6 @@ fetch_heatmap(struct pcp_face *face, unsigned inst, pmAtomValue *atom)
 	if (inst % width != 0 || inst / width >= slots)
 		return PM_ERR_INST;
 	atom->ull = face->snap.heatmap[inst / width];
-	return PMDA_FETCH_STATIC;
-}
-
-static int
-fetch_sampler_stat(struct pcp_face *face, unsigned item, pmAtomValue *atom)
-{
-	struct sampler_stats	*st = &face->snap.sampler;
-
-	if (face->agent->sampler == NULL)
-		return PMDA_FETCH_NOVALUES;
-	if (!face->snap.have_sampler) {
-		if (sampler_read_stats(face->agent->sampler, st) < 0)
-			return PMDA_FETCH_NOVALUES;
-		face->snap.have_sampler = true;
-	}
-	switch (item) {
-	case ST_BPF_RUN_TIME:		atom->ull = st->bpf_run_time_ns; break;
-	case ST_BPF_RUN_COUNT:		atom->ull = st->bpf_run_count; break;
-	case ST_OFFCPU_BPF_RUN_TIME:	atom->ull = st->offcpu_run_time_ns; break;
-	case ST_OFFCPU_BPF_RUN_COUNT:	atom->ull = st->offcpu_run_count; break;
-	case ST_PAGEFAULT_BPF_RUN_TIME:	atom->ull = st->pagefault_run_time_ns; break;
-	case ST_PAGEFAULT_BPF_RUN_COUNT: atom->ull = st->pagefault_run_count; break;
-	default:			atom->ull = st->stat[sampler_stat_of[item] - 1]; break;
-	}
-	return PMDA_FETCH_STATIC;
-}
-
-static int
-fetch_debuginfod_stat(const struct symbolizer_debuginfod_stats *st, unsigned item,
-		      pmAtomValue *atom)
-{
-	switch (item) {
-	case ST_DEBUGINFOD_REQUESTS:	atom->ull = st->requests; break;
-	case ST_DEBUGINFOD_HITS:	atom->ull = st->hits; break;
-	case ST_DEBUGINFOD_MISSES:	atom->ull = st->misses; break;
-	case ST_DEBUGINFOD_FAILURES:	atom->ull = st->failures; break;
-	case ST_DEBUGINFOD_REJECTED:	atom->ull = st->rejected; break;
-	case ST_DEBUGINFOD_BYTES:	atom->ull = st->bytes; break;
-	case ST_DEBUGINFOD_CACHE_BYTES:	atom->ull = st->cache_bytes; break;
-	case ST_DEBUGINFOD_SLOWEST:	atom->ull = st->slowest_us; break;
-	case ST_DEBUGINFOD_NAMED_FILES:	atom->ull = st->named_files; break;
-	default:			return PM_ERR_PMID;
-	}
-	return PMDA_FETCH_STATIC;
-}
-
-static int
-fetch_symbolizer_stat(const struct agent *a, unsigned item, pmAtomValue *atom)
-{
-	struct symbolizer_stats	st;
-
-	if (a->symbolizer == NULL)
-		return PMDA_FETCH_NOVALUES;	/* not started yet */
-	symbolizer_get_stats(a->symbolizer, &st);
-	switch (item) {
-	case ST_LOST_PROCESSES:	atom->ull = st.lost_processes; break;
-	case ST_SYMBOL_MISSES:	atom->ull = st.misses; break;
-	case ST_CACHE_HITS:	atom->ull = st.cache_hits; break;
-	case ST_CACHE_MISSES:	atom->ull = st.cache_misses; break;
-	case ST_CACHE_EVICTIONS: atom->ull = st.cache_evictions; break;
-	case ST_CACHE_BYTES:	atom->ull = st.cache_bytes; break;
-	case ST_ELF_ERRORS:	atom->ull = st.elf_errors; break;
-	case ST_DEBUG_MISMATCHES: atom->ull = st.debug_mismatches; break;
-	case ST_PERFMAP_BAD_LINES: atom->ull = st.perfmap_bad_lines; break;
-	case ST_PROC_ERRORS:	atom->ull = st.proc_errors; break;
-	case ST_SYMBOL_PROCESSES: atom->ull = st.processes; break;
-	case ST_SYMBOL_LOOKUPS:	atom->ull = st.kernel_lookups + st.user_lookups; break;
-	case ST_ELF_REFUSED:	atom->ull = st.elf_refused; break;
-	case ST_PERFMAP_REFUSED: atom->ull = st.perfmap_refused; break;
-	case ST_MAPS_TRUNCATED:	atom->ull = st.maps_truncated; break;
-	case ST_BUDGET_REFUSED:	atom->ull = st.budget_refused; break;
-	default:		return fetch_debuginfod_stat(&st.debuginfod, item, atom);
-	}
-	return PMDA_FETCH_STATIC;
-}
-
-/* Figures of the event queue of stackprof.oncpu.stacks. */
-static int
-fetch_event_stat(const struct event_queue *q, unsigned item, pmAtomValue *atom)
-{
-	switch (item) {
-	case ST_EVENT_RECORDS:	return events_stat_records(q, atom);
-	case ST_EVENT_BYTES:	return events_stat_bytes(q, atom);
-	case ST_EVENT_QUEUED_BYTES: return events_stat_memory(q, atom);
-	case ST_EVENT_CLIENTS:	return events_stat_clients(q, atom);
-	case ST_EVENT_DROPPED:	return events_stat_dropped(q, atom);
-	}
-	return PM_ERR_PMID;
-}
-
-static int
-fetch_stats(struct pcp_face *face, unsigned item, pmAtomValue *atom)
-{
-	const struct agent		*a = face->agent;
-	struct window_proc *const	*procs;
-
-	if (item >= ST_NITEMS)
-		return PM_ERR_PMID;
-	if (sampler_stat_of[item] || item == ST_BPF_RUN_TIME || item == ST_BPF_RUN_COUNT ||
-	    item == ST_OFFCPU_BPF_RUN_TIME || item == ST_OFFCPU_BPF_RUN_COUNT ||
-	    item == ST_PAGEFAULT_BPF_RUN_TIME || item == ST_PAGEFAULT_BPF_RUN_COUNT)
-		return fetch_sampler_stat(face, item, atom);
-	if ((item >= ST_LOST_PROCESSES && item <= ST_SYMBOL_LOOKUPS) ||
-	    (item >= ST_ELF_ERRORS && item <= ST_SYMBOL_PROCESSES) ||
-	    (item >= ST_ELF_REFUSED && item <= ST_BUDGET_REFUSED) ||
-	    (item >= ST_DEBUGINFOD_REQUESTS && item <= ST_DEBUGINFOD_NAMED_FILES))
-		return fetch_symbolizer_stat(a, item, atom);
-	if ((item >= ST_EVENT_RECORDS && item <= ST_EVENT_CLIENTS) || item == ST_EVENT_DROPPED)
-		return fetch_event_stat(a->profiles[PROFILE_ONCPU].events, item, atom);
-	if (item >= ST_HISTORY_THREADS && item <= ST_HISTORY_BYTES)
-		return fetch_history_stat(a->profiles[PROFILE_ONCPU].history, item, atom);
-	if (item >= ST_UNWIND_BUILDS && item <= ST_UNWIND_BUILDS_DROPPED)
-		return metrics_unwind_stat(a, item, atom);
-	switch (item) {
-	case ST_DRAINS:		atom->ull = a->stats.drains; break;
-	case ST_DRAIN_TIME:	atom->ull = a->stats.drain_time_us; break;
-	case ST_SYMBOLIZE_TIME:	atom->ull = a->stats.symbolize_time_us; break;
-	case ST_STACKS:		atom->ull = a->stats.stacks; break;
-	case ST_BAD_STORES:	atom->ull = face->bad_stores; break;
-	case ST_DENIED_STORES:	atom->ull = face->denied_stores; break;
-	case ST_PROCESSES:	atom->ul = (uint32_t)window_procs(a->profiles[PROFILE_ONCPU].window,
-								      &procs); break;
-	case ST_BPF_LOADED:	atom->ul = a->sampler != NULL; break;
-	case ST_DRAIN_ERRORS:	atom->ull = a->stats.drain_errors; break;
-	case ST_FILTER_SCANS:	atom->ull = a->stats.filter_scans; break;
-	case ST_DRAIN_TIME_MAX:	atom->ull = a->stats.drain_time_max_us; break;
-	case ST_REGEX_LIMITED:	atom->ull = proc_filter_regex_limited(a->filter); break;
-	case ST_USTACKS_CUT:	atom->ull = a->stats.ustacks_cut; break;
-	default:		return PM_ERR_PMID;
-	}
 	return PMDA_FETCH_STATIC;
 }
 
@@ -425,11 +174,10 @@ fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 	switch (cluster) {
 	case CL_CONTROL:	return fetch_control(face->agent, item, atom);
 	case CL_HEATMAP:	return fetch_heatmap(face, inst, atom);
-	case CL_STATS:		return fetch_stats(face, item, atom);
 	}
 	if ((def = profile_by_cluster(cluster)) == NULL)
-		return PM_ERR_PMID;
-	return fetch_profile(&face->agent->profiles[def - profile_defs], item, inst, atom);
+		return metrics_stats_fetch(face, cluster, item, atom);
+	return fetch_profile(agent_profile(face->agent, (int)(def - profile_defs)), item, inst, atom);
 }
 
 static int
@@ -452,22 +200,22 @@ refresh_processes(struct pcp_face *face)
 	pmdaInstid			*v;
 
 	for (p = 0; p < NPROFILES; p++)
-		n += window_procs(face->agent->profiles[p].window, &procs);
-	if ((v = realloc(face->proc_instances, (n ? n : 1) * sizeof(*v))) == NULL) {
+		n += window_procs(agent_profile(face->agent, p)->window, &procs);
+	if (array_resize(&face->proc_instances, n) < 0) {
 		pmNoMem("process instances", n * sizeof(*v), PM_RECOV_ERR);
 		face->indoms[INDOM_PROCESS].it_numinst = 0;	/* names may be stale */
 		return;
 	}
+	v = face->proc_instances;
 	for (n = 0, p = 0; p < NPROFILES; p++)
-		for (i = 0, m = window_procs(face->agent->profiles[p].window, &procs); i < m; i++) {
-			v[n].i_inst = (int)procs[i]->pid;
+		for (i = 0, m = window_procs(agent_profile(face->agent, p)->window, &procs); i < m; i++) {
+			v[n].i_inst = procs[i]->inst;
 			v[n++].i_name = procs[i]->instname;
 		}
 	qsort(v, n, sizeof(*v), by_inst);
 	for (i = k = 0; i < n; i++)
 		if (k == 0 || v[k - 1].i_inst != v[i].i_inst)
 			v[k++] = v[i];
-	face->proc_instances = v;
 	face->indoms[INDOM_PROCESS].it_set = v;
 	face->indoms[INDOM_PROCESS].it_numinst = (int)k;
 }
@@ -477,7 +225,7 @@ refresh_processes(struct pcp_face *face)
 static void
 refresh_slots(struct pcp_face *face)
 {
-	unsigned	i, slots = face->agent->config.heatmap_slots, width;
+	unsigned	i, slots = agent_heatmap_slots(face->agent), width;
 	pmdaInstid	*v;
 	char		(*nv)[8];
 
@@ -512,19 +260,18 @@ static void
 refresh_flame(struct pcp_face *face, int p)
 {
 	const struct history_flame	*v;
-	size_t				i, n = history_flame(face->agent->profiles[p].history, &v);
-	pmdaInstid			*ids = realloc(face->flame_instances[p],
-						       (n ? n : 1) * sizeof(*ids));
+	size_t				i, n = history_flame(agent_profile(face->agent, p)->history, &v);
+	pmdaInstid			*ids;
 
-	if (ids == NULL) {
+	if (array_resize(&face->flame_instances[p], n) < 0) {
 		face->indoms[INDOM_FLAME + p].it_numinst = 0;	/* names may be stale */
 		return;
 	}
+	ids = face->flame_instances[p];
 	for (i = 0; i < n; i++) {
 		ids[i].i_inst = v[i].inst;
 		ids[i].i_name = (char *)v[i].name;
 	}
-	face->flame_instances[p] = ids;
 	face->indoms[INDOM_FLAME + p].it_set = ids;
 	face->indoms[INDOM_FLAME + p].it_numinst = (int)n;
 }
@@ -544,7 +291,8 @@ stackprof_fetch(int numpmid, pmID pmidlist[], pmResult **resp, pmdaExt *pmda)
 	struct pcp_face	*face = pmdaExtGetData(pmda);
 	int		i, p;
 
-	face->snap.have_sampler = face->snap.have_heatmap = false;
+	face->snap.have_heatmap = false;
+	metrics_stats_forget(face);
 	refresh_slots(face);
 	for (i = 0; i < numpmid; i++)
 		if ((p = flame_profile(pmidlist[i])) >= 0)
@@ -571,8 +319,8 @@ end_context(int ctx)
 	int	i;
 
 	for (i = 0; i < NPROFILES; i++) {
-		events_client_end(ending_face->agent->profiles[i].events, ctx);
-		history_client_end(ending_face->agent->profiles[i].history, ctx);
+		events_client_end(agent_profile(ending_face->agent, i)->events, ctx);
+		history_client_end(agent_profile(ending_face->agent, i)->history, ctx);
 	}
 	control_end_context(ending_face, ctx);
 }
@@ -583,7 +331,7 @@ units_of(enum control_units u)
 	static const pmUnits	units[] = {
 		[CONTROL_UNITS_NONE] = UNITS_NONE, [CONTROL_UNITS_HZ] = UNITS_HZ,
 		[CONTROL_UNITS_MSEC] = UNITS_MSEC, [CONTROL_UNITS_USEC] = UNITS_USEC,
-		[CONTROL_UNITS_COUNT] = UNITS_COUNT,
+		[CONTROL_UNITS_COUNT] = UNITS_COUNT, [CONTROL_UNITS_SEC] = UNITS_SEC,
 	};
 
 	return units[u];
@@ -610,15 +358,15 @@ add_profile_metrics(pmdaMetric *m, const struct profile_def *def)
 	}
 }
 
-/* The control table's rows, the profiles', then the fixed ones; each
- * points at the face. */
+/* The control table's rows, the profiles', the fixed ones, then the stats
+ * tables'; each points at the face. */
 static int
 build_metrics(struct pcp_face *face)
 {
 	size_t	nfixed = sizeof(fixed_metrics) / sizeof(fixed_metrics[0]), i;
 	size_t	nprof = NPROFILES * NPROFILE_METRICS;
 
-	face->nmetrics = (int)(ncontrols + nprof + nfixed);
+	face->nmetrics = (int)(ncontrols + nprof + nfixed + metrics_stats_count());
 	if ((face->metrics = calloc(face->nmetrics, sizeof(pmdaMetric))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < ncontrols; i++) {
@@ -634,6 +382,7 @@ build_metrics(struct pcp_face *face)
 		add_profile_metrics(face->metrics + ncontrols + i * NPROFILE_METRICS,
 				    &profile_defs[i]);
 	memcpy(face->metrics + ncontrols + nprof, fixed_metrics, sizeof(fixed_metrics));
+	metrics_stats_describe(face->metrics + ncontrols + nprof + nfixed);
 	for (i = 0; i < (size_t)face->nmetrics; i++)
 		face->metrics[i].m_user = face;
 	return 0;
@@ -646,7 +395,11 @@ metrics_init(pmdaInterface *dp, struct agent *a)
 	pmID		params[EP_NPARAMS];
 	int		i, p, sts = 0;
 
-	if (face == NULL || build_metrics(face) < 0) {
+	if (face == NULL || build_metrics(face) < 0 || metrics_stats_init(face) < 0) {
+		if (face != NULL) {
+			metrics_stats_free(face);
+			free(face->metrics);
+		}
 		free(face);
 		return -ENOMEM;
 	}
@@ -672,7 +425,7 @@ metrics_init(pmdaInterface *dp, struct agent *a)
 	for (p = 0; p < NPROFILES && sts == 0; p++) {
 		for (i = 0; i < EP_NPARAMS; i++)
 			params[i] = pmID_build(dp->domain, profile_defs[p].cluster, REC_STACK + i);
-		sts = events_set_params(a->profiles[p].events, params);
+		sts = events_set_params(agent_profile(a, p)->events, params);
 	}
 	return sts;
 }
@@ -694,6 +447,7 @@ metrics_free(pmdaInterface *dp)
 	if (ending_face == face)
 		ending_face = NULL;
 	control_free(face);
+	metrics_stats_free(face);
 	free(face->proc_instances);
 	for (i = 0; i < NPROFILES; i++)
 		free(face->flame_instances[i]);

@@ -1,6 +1,6 @@
 /*
  * pcp_priv.h - what the PCP face keeps between callbacks.  Private to
- * pmda/pcp/ (metrics.c, metrics_unwind.c, control.c).
+ * pmda/pcp/ (metrics.c, metrics_stats.c, control.c).
  *
  * One struct pcp_face per pmdaInterface, hung on it with pmdaExtSetData:
  * every callback that libpcp_pmda hands a pmdaExt reaches the agent
@@ -29,20 +29,28 @@ struct pcp_face {
 
 	/* values read from BPF maps once per fetch PDU, not once per metric */
 	struct {
-		bool			have_sampler, have_heatmap;
-		struct sampler_stats	sampler;
+		bool			have_heatmap;
 		uint64_t		heatmap[SP_HEATMAP_MAX_SLOTS];
 	} snap;
+	/* metrics_stats.c: each stats table's snapshot, by table */
+	struct stat_snap *stat_snaps;
+	size_t		nstat_snaps;
 
-	/* control.c: user id per client context (-1 = not told), refusals */
+	/* control.c: user id per client context (-1 = not told) */
 	int		*context_uid;
 	int		ncontexts;
-	uint64_t	bad_stores;
-	uint64_t	denied_stores;
 };
 
-/* metrics_unwind.c: stackprof.stats.unwind_* of the table cache (items
- * ST_UNWIND_BUILDS..ST_UNWIND_BUILDS_DROPPED) */
-int metrics_unwind_stat(const struct agent *a, unsigned item, pmAtomValue *atom);
+/* metrics_stats.c: stackprof.stats.*, the rows of the parts' stats tables
+ * (agent/stat_tables.h).  describe fills metrics_stats_count() metrics;
+ * forget starts a fetch PDU; fetch answers PM_ERR_PMID when no table
+ * holds (cluster, item). */
+size_t metrics_stats_count(void);
+void metrics_stats_describe(pmdaMetric *m);
+int metrics_stats_init(struct pcp_face *face);
+void metrics_stats_forget(struct pcp_face *face);
+int metrics_stats_fetch(struct pcp_face *face, unsigned cluster, unsigned item,
+			pmAtomValue *atom);
+void metrics_stats_free(struct pcp_face *face);
 
 #endif /* PCP_PRIV_H */

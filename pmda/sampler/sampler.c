@@ -83,7 +83,13 @@ size_maps(struct sampler *s, bool shared)
 	struct bpf_map *off_counts[] = { k->maps.offcpu_counts0, k->maps.offcpu_counts1 };
 	struct bpf_map *off_kstacks[] = { k->maps.offcpu_kstacks0, k->maps.offcpu_kstacks1 };
 	struct bpf_map *off_ustacks[] = { k->maps.offcpu_ustacks0, k->maps.offcpu_ustacks1 };
+	struct bpf_map *wake_counts[] = { k->maps.offwake_counts0, k->maps.offwake_counts1 };
+	struct bpf_map *wake_kstacks[] = { k->maps.offwake_kstacks0, k->maps.offwake_kstacks1 };
+	struct bpf_map *wake_ustacks[] = { k->maps.offwake_ustacks0, k->maps.offwake_ustacks1 };
 	int err = bpf_map__set_max_entries(k->maps.offcpu_pending, z.offcpu_pending);
+
+	if (!err)
+		err = bpf_map__set_max_entries(k->maps.offwake_wakers, z.offcpu_pending);
 
 	for (int g = 0; g < SP_GENERATIONS && !err; g++) {
 		err = bpf_map__set_max_entries(count_maps[g], z.counts);
@@ -101,6 +107,12 @@ size_maps(struct sampler *s, bool shared)
 			err = bpf_map__set_max_entries(off_kstacks[g], z.offcpu_stacks);
 		if (!err)
 			err = bpf_map__set_max_entries(off_ustacks[g], z.offcpu_stacks);
+		if (!err)
+			err = bpf_map__set_max_entries(wake_counts[g], z.offcpu_counts);
+		if (!err)
+			err = bpf_map__set_max_entries(wake_kstacks[g], z.offcpu_stacks);
+		if (!err)
+			err = bpf_map__set_max_entries(wake_ustacks[g], z.offcpu_stacks);
 	}
 	if (!err && !shared)
 		err = sampler_unwind_size(s);
@@ -214,7 +226,9 @@ sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
 		return err;
 	if ((err = sampler_ustacks_init(&s->ustacks)) < 0 ||
 	    (err = sampler_ustacks_init(&s->offstacks)) < 0 ||
-	    (err = sampler_ustacks_init(&s->offkstacks)) < 0)
+	    (err = sampler_ustacks_init(&s->offkstacks)) < 0 ||
+	    (err = sampler_ustacks_init(&s->wakeustacks)) < 0 ||
+	    (err = sampler_ustacks_init(&s->wakekstacks)) < 0)
 		return err;
 	if (share)
 		s->skel->bss->unwind_mode = share->bss->unwind_mode;
@@ -222,9 +236,10 @@ sampler_load_object(struct sampler *s, const struct stackprof_bpf *share)
 	sampler_refresh_clock(s);
 	s->keys = calloc(s->count_entries, sizeof(*s->keys));
 	s->values = calloc(s->count_entries, sizeof(*s->values));
+	s->wake_keys = calloc(s->count_entries, sizeof(*s->wake_keys));
 	_Static_assert(sizeof(struct sp_heatmap) >= sizeof(struct sp_stats), "percpu buffer");
 	s->percpu = malloc(s->ncpus * sizeof(struct sp_heatmap));
-	if (!s->keys || !s->values || !s->percpu)
+	if (!s->keys || !s->values || !s->wake_keys || !s->percpu)
 		return -ENOMEM;
 	return 0;
 }
@@ -256,6 +271,7 @@ sampler_open(struct sampler **sp, const struct sampler_config *config)
 	s->cfg = *config;
 	s->online_fd = -1;
 	s->offcpu_min_us = SAMPLER_OFFCPU_MIN_US;
+	s->offcpu_sample = SAMPLER_OFFCPU_SAMPLE;
 	s->pagefault_period = SAMPLER_PAGEFAULT_PERIOD;
 	/* the drain path of kernels without batch map ops (nor stack map
 	 * lookup-and-delete), forced for tests */
@@ -293,8 +309,11 @@ sampler_close(struct sampler *s)
 	sampler_ustacks_free(&s->ustacks);
 	sampler_ustacks_free(&s->offstacks);
 	sampler_ustacks_free(&s->offkstacks);
+	sampler_ustacks_free(&s->wakeustacks);
+	sampler_ustacks_free(&s->wakekstacks);
 	sampler_unwind_free(&s->unwind);
 	free(s->keys);
+	free(s->wake_keys);
 	free(s->values);
 	free(s->percpu);
 	free(s);

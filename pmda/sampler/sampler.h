@@ -33,7 +33,8 @@ struct sampler_config {
 #define SAMPLER_UNWIND_PROCESSES	4096		/* 4 KiB each, when used */
 
 /* Off-CPU and page-fault defaults (see docs/design.md "Off-CPU and page faults"). */
-#define SAMPLER_OFFCPU_MIN_US		1	/* shorter blocks are dropped (counted) */
+#define SAMPLER_OFFCPU_MIN_US		1000	/* longer blocks are all counted */
+#define SAMPLER_OFFCPU_SAMPLE		0	/* 1 in N shorter ones, weighted N; 0: none */
 #define SAMPLER_PAGEFAULT_PERIOD	100	/* one sample per 100 faults */
 
 /* Cumulative counters, summed over CPUs (enum sp_stat order) plus BPF run
@@ -42,18 +43,23 @@ struct sampler_stats {
 	uint64_t	stat[SP_STAT_NR];
 	uint64_t	bpf_run_time_ns;	/* on-CPU: sample() */
 	uint64_t	bpf_run_count;
-	uint64_t	offcpu_run_time_ns;	/* the sched_switch program */
+	uint64_t	offcpu_run_time_ns;	/* the sched_switch, sys_exit and sched_waking programs */
 	uint64_t	offcpu_run_count;
 	uint64_t	pagefault_run_time_ns;	/* pagefault_sample() */
 	uint64_t	pagefault_run_count;
 	uint64_t	drains;
 };
 
+/* BPF run time and runs of every program of the object together (0
+ * unless kernel.bpf_stats_enabled): what profiling costs the host. */
+void sampler_bpf_total(struct sampler *s, uint64_t *ns, uint64_t *runs);
+
 /* What a drained stack's count counts. */
 enum sampler_profile {
 	SAMPLER_ONCPU = 0,		/* samples */
 	SAMPLER_OFFCPU,			/* microseconds blocked */
 	SAMPLER_PAGEFAULT,		/* estimated faults: samples x period */
+	SAMPLER_OFFWAKE,		/* microseconds blocked, by blocked and waker stacks */
 	SAMPLER_PROFILES
 };
 
@@ -70,6 +76,12 @@ struct sampled_stack {
 	const uint64_t	*user_ips;
 	int		nuser;
 	enum sp_unwind_end user_end;	/* why the user stack's walk stopped */
+	/* SAMPLER_OFFWAKE: who woke it (key is wake->blocked); else NULL, 0 */
+	const struct sp_wake_key *wake;
+	const uint64_t	*waker_kernel_ips;	/* innermost (try_to_wake_up) first */
+	int		nwaker_kernel;
+	const uint64_t	*waker_user_ips;
+	int		nwaker_user;
 };
 
 typedef void (*sampler_stack_fn)(void *arg, const struct sampled_stack *stack);
@@ -95,6 +107,19 @@ int sampler_set_offcpu(struct sampler *s, bool on);
 /* Any value; 0 keeps every interval.  Takes effect for intervals ending
  * after it returns. */
 int sampler_set_offcpu_min_us(struct sampler *s, unsigned min_us);
+/* 1 in one_in of the blocks shorter than min_us is kept, its microseconds
+ * weighted one_in (totals stay unbiased); 0 keeps none.  tp_btf only. */
+int sampler_set_offcpu_sample(struct sampler *s, unsigned one_in);
+/* Off-wake profile: off at open.  On, while the off-CPU profile is on,
+ * a wake of a thread blocked at least min_us takes the waker's stacks,
+ * and the block is counted again under both (SAMPLER_OFFWAKE stacks).
+ * -EOPNOTSUPP under the raw tracepoint. */
+int sampler_set_offwake(struct sampler *s, bool on);
+/* A counted block is stored when its thread goes back to user space after
+ * the switch (tp_btf/rseq_update), by default; on, at its syscall exit
+ * (tp_btf/sys_exit, which every syscall pays for): the earlier design, for
+ * bench/offcpu.  Only while the profile is detached (else -EBUSY). */
+int sampler_offcpu_by_sys_exit(struct sampler *s, bool on);
 /* true when sched_switch is the raw tracepoint (tp_btf refused to load, or
  * STACKPROF_SAMPLER_NO_TP_BTF was set at open). */
 bool sampler_offcpu_raw_tp(struct sampler *s);
@@ -109,6 +134,14 @@ int sampler_set_pagefault(struct sampler *s, bool on);
 int sampler_set_pagefault_period(struct sampler *s, unsigned period);
 /* Re-open the perf events at a new rate; on error the old rate stays. */
 int sampler_set_frequency(struct sampler *s, unsigned frequency_hz);
+/* The CPU clock's period at frequency_hz (> 0), in ns: 10^9 / frequency_hz
+ * and 1/10000 of it more.  The kernel's own period for a frequency,
+ * 10^9 / frequency_hz, is locked to the wall-clock second, and at 99 Hz
+ * and 50 heat-map slots the one slot a second that gets one sample where
+ * the others get two was the same slot every second: a cold row in every
+ * heat map.  This phase moves about 100 us a second, the cold slot with
+ * it; the rate is 0.01% under frequency_hz. */
+uint64_t sampler_clock_period_ns(unsigned frequency_hz);
 /* Select processes: all == true samples every process (tgids ignored);
  * all == false samples exactly tgids[0..npids-1] (none if npids == 0).
  * When it returns, every later sample sees the new selection.
@@ -195,11 +228,26 @@ int sampler_unwind_set_process(struct sampler *s, pid_t tgid,
 /* 0, or -ENOENT when tgid has no entry. */
 int sampler_unwind_remove_process(struct sampler *s, pid_t tgid);
 
+/*
+ * Interpreter frames (bpf/python.bpf.h).  Give tgid's CPython record to
+ * the walker, replacing any earlier (-EINVAL: an empty eval-loop range;
+ * -E2BIG/-ENOMEM: the map is full); the kernel drops it at exec and exit.
+ */
+int sampler_python_set(struct sampler *s, pid_t tgid, const struct sp_python_proc *rec);
+/* 0, or -ENOENT when tgid has no record. */
+int sampler_python_remove(struct sampler *s, pid_t tgid);
+/* Python frames for every sample after it returns, or none. */
+int sampler_set_interpreters(struct sampler *s, bool on);
+
 struct sampler_unwind_usage {
 	uint32_t	rows, rows_capacity;	/* rows held by loaded tables */
 	uint32_t	tables, tables_capacity;
 	uint64_t	table_bytes;		/* kernel memory of rows + directory */
 };
 void sampler_unwind_usage(struct sampler *s, struct sampler_unwind_usage *u);
+
+/* The sampler's stats (sampler_stats.c). */
+struct stat_table;
+extern const struct stat_table sampler_stat_table;
 
 #endif /* SAMPLER_H */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "fence_priv.h"
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
 
@@ -96,6 +97,21 @@ run_time(struct bpf_program *prog, uint64_t *ns, uint64_t *count)
 	}
 }
 
+void
+sampler_bpf_total(struct sampler *s, uint64_t *ns, uint64_t *runs)
+{
+	struct bpf_program *prog;
+
+	*ns = *runs = 0;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		uint64_t n = 0, c = 0;
+
+		run_time(prog, &n, &c);
+		*ns += n;
+		*runs += c;
+	}
+}
+
 int
 sampler_read_stats(struct sampler *s, struct sampler_stats *stats)
 {
@@ -116,6 +132,16 @@ sampler_read_stats(struct sampler *s, struct sampler_stats *stats)
 	run_time(k->progs.sample, &stats->bpf_run_time_ns, &stats->bpf_run_count);
 	run_time(s->raw_tp ? k->progs.offcpu_switch_raw : k->progs.offcpu_switch,
 		 &stats->offcpu_run_time_ns, &stats->offcpu_run_count);
+	if (!s->raw_tp) {		/* its time, not its runs: one a syscall */
+		uint64_t ns = 0, runs = 0;
+
+		run_time(k->progs.offcpu_sys_exit, &ns, &runs);
+		stats->offcpu_run_time_ns += ns;
+		run_time(k->progs.offcpu_rseq_update, &ns, &runs);	/* one a switch */
+		stats->offcpu_run_time_ns += ns;
+		run_time(k->progs.offwake_waking, &ns, &runs);	/* one a wake */
+		stats->offcpu_run_time_ns += ns;
+	}
 	run_time(k->progs.pagefault_sample, &stats->pagefault_run_time_ns,
 		 &stats->pagefault_run_count);
 	stats->drains = s->drains;

@@ -161,6 +161,16 @@ cpu_events_stale(struct sampler *s, const struct cpu_events *ev)
 	return !ev->links || strcmp(online, ev->online) != 0;
 }
 
+uint64_t
+sampler_clock_period_ns(unsigned frequency_hz)
+{
+	uint64_t p = 1000000000ull / frequency_hz;
+
+	return p + p / 10000;
+}
+
+/* The kernel checks a frequency against perf_event_max_sample_rate, not
+ * a period: the events are opened by period, the rate probed by frequency. */
 static struct perf_event_attr
 cpu_clock(unsigned frequency_hz)
 {
@@ -186,7 +196,13 @@ sampler_cpus_attach(struct sampler *s, unsigned frequency_hz)
 {
 	struct perf_event_attr attr = cpu_clock(frequency_hz);
 	bool was_attached = s->clock.links != NULL;
-	int err = cpu_events_attach(s, &s->clock, &attr, s->skel->progs.sample);
+	int err = cpu_events_probe(s, &attr);
+
+	if (err < 0)
+		return err;
+	attr.freq = 0;
+	attr.sample_period = sampler_clock_period_ns(frequency_hz);
+	err = cpu_events_attach(s, &s->clock, &attr, s->skel->progs.sample);
 
 	if (err && was_attached && !s->clock.links && frequency_hz != s->cfg.frequency_hz)
 		(void)sampler_cpus_attach(s, s->cfg.frequency_hz);
@@ -202,25 +218,16 @@ sampler_cpus_detach(struct sampler *s)
 /*
  * Events exist only for CPUs online when they were opened, and a CPU that
  * goes offline loses its event for good; so when the online list differs
- * from then, open them all again.  Called at each drain: one small read.
+ * from then, open them all again (the page-fault events likewise:
+ * sampler_pagefault_refresh).  Called at each drain: one small read.
  * A failure leaves the list stale, so the next call tries again.
  */
 int
 sampler_cpus_refresh(struct sampler *s)
 {
-	int err = 0;
-
-	if (!s->enabled)
+	if (!s->enabled || !cpu_events_stale(s, &s->clock))
 		return 0;
-	if (cpu_events_stale(s, &s->clock))
-		err = sampler_cpus_attach(s, s->cfg.frequency_hz);
-	if (s->pagefault_on && cpu_events_stale(s, &s->faults)) {
-		int e = sampler_pagefault_attach(s);
-
-		if (!err)
-			err = e;
-	}
-	return err;
+	return sampler_cpus_attach(s, s->cfg.frequency_hz);
 }
 
 /* Would frequency_hz be accepted?  Checked while detached, so that a

@@ -8,7 +8,8 @@
  * lookup-and-delete where the kernel has it), reads each kernel stack the
  * counts reference once, and empties g's kernel stack maps.  On-CPU and
  * page-fault samples share the stack maps; off-CPU stacks have their own
- * (see bpf/offcpu.bpf.h for why).
+ * (see bpf/offcpu.bpf.h for why), off-wake blocks share them and their
+ * wakers' stacks have theirs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,38 +17,13 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "fence_priv.h"
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
+#include "lib/clock.h"
+#include "lib/array.h"
 
 #define ENOTSUPP	524	/* kernel-internal errno some map ops return */
-
-static int64_t
-now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/*
- * Return once every BPF program running when this was called has finished,
- * so that every sample after it sees what the caller stored into .bss or
- * the maps before calling.  The kernel gives that wait, a grace period of
- * a few milliseconds, to each update of a map-in-map (see the fence map in
- * stackprof.bpf.c).
- */
-int
-sampler_wait_quiescent(struct sampler *s)
-{
-	__u32 zero = 0;
-	int target = bpf_map__fd(s->skel->maps.fence_target);
-	int err = bpf_map_update_elem(bpf_map__fd(s->skel->maps.fence), &zero, &target, BPF_ANY);
-
-	if (err == 0)
-		sampler_unwind_quiescent(s);
-	return err;
-}
 
 /* Without bpf_ktime_get_tai_ns the heat map adds this offset to the
  * monotonic clock; refreshed at every drain it follows NTP and steps. */
@@ -58,9 +34,9 @@ sampler_refresh_clock(struct sampler *s)
 
 	if (s->skel->rodata->have_tai)
 		return;
-	mono0 = now_ns(CLOCK_MONOTONIC);
-	real = now_ns(CLOCK_REALTIME);
-	mono1 = now_ns(CLOCK_MONOTONIC);
+	mono0 = (int64_t)clock_mono_ns();
+	real = (int64_t)clock_real_ns();
+	mono1 = (int64_t)clock_mono_ns();
 	__atomic_store_n(&s->skel->bss->realtime_offset_ns,
 			 (__u64)(real - (mono0 + (mono1 - mono0) / 2)), __ATOMIC_RELAXED);
 }
@@ -91,24 +67,18 @@ sampler_cache_free(struct stack_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Room for one more slot in the three arrays; each keeps its own
+ * capacity until all three have grown, so a failure leaves none short. */
 static int
 cache_grow(struct stack_cache *c)
 {
-	uint32_t cap = c->cap ? 2 * c->cap : 64;
-	void *ips = realloc(c->ips, cap * sizeof(*c->ips));
+	size_t ips = c->cap, depth = c->cap, ids = c->cap;
 
-	if (!ips)
+	if (array_reserve(&c->ips, &ips, (size_t)c->used + 1) < 0 ||
+	    array_reserve(&c->depth, &depth, ips) < 0 ||
+	    array_reserve(&c->id_of_slot, &ids, ips) < 0)
 		return -ENOMEM;
-	c->ips = ips;
-	ips = realloc(c->depth, cap * sizeof(*c->depth));
-	if (!ips)
-		return -ENOMEM;
-	c->depth = ips;
-	ips = realloc(c->id_of_slot, cap * sizeof(*c->id_of_slot));
-	if (!ips)
-		return -ENOMEM;
-	c->id_of_slot = ips;
-	c->cap = cap;
+	c->cap = ips;
 	return 0;
 }
 
@@ -172,35 +142,63 @@ read_stack(struct sampler *s, int gen, __s32 id, const uint64_t **ips)
 	return c->depth[slot];
 }
 
-/* An off-CPU kernel stack: its id is its key in the off-CPU stack map;
- * it starts where the thread's own frames do. */
+/* An off-CPU kernel stack (or a waker's, waker): its id is its key in
+ * the stack map cached in c; it starts where the thread's own frames do. */
 static int
-read_offcpu_stack(struct sampler *s, __s32 id, const uint64_t **ips)
+read_offcpu_stack(struct sampler *s, const struct ustack_cache *c, bool waker, __s32 id,
+		  const uint64_t **ips)
 {
-	const struct sp_user_stack *k = id >= 0 ? sampler_ustacks_find(&s->offkstacks, (uint64_t)id) : NULL;
+	const struct sp_user_stack *k = id >= 0 ? sampler_ustacks_find(c, (uint64_t)id) : NULL;
 	int skip;
 
 	*ips = NULL;
 	if (!k || k->nframes == 0)
 		return 0;
-	skip = sampler_offcpu_trim(s, (const uint64_t *)k->pcs, (int)k->nframes);
+	skip = waker ? sampler_offwake_trim(s, (const uint64_t *)k->pcs, (int)k->nframes)
+		     : sampler_offcpu_trim(s, (const uint64_t *)k->pcs, (int)k->nframes);
 	*ips = (const uint64_t *)k->pcs + skip;
 	return (int)k->nframes - skip;
+}
+
+/* The waker's stacks of an off-wake count into st. */
+static void
+waker_stacks(struct sampler *s, const struct sp_wake_key *w, struct sampled_stack *st)
+{
+	const struct sp_user_stack *u = sampler_ustacks_find(&s->wakeustacks, w->waker_user_stack);
+
+	st->wake = w;
+	st->nwaker_kernel = read_offcpu_stack(s, &s->wakekstacks, true, w->waker_kernel_stack_id,
+					      &st->waker_kernel_ips);
+	if (w->waker_kernel_stack_id >= 0 && st->nwaker_kernel == 0)
+		s->lost_stacks[0] += st->count;
+	if (u) {
+		st->waker_user_ips = (const uint64_t *)u->pcs;
+		st->nwaker_user = (int)u->nframes;
+	} else if (w->waker_user_stack >= SP_USTACK_RESERVED) {
+		s->lost_stacks[1] += st->count;
+	}
 }
 
 static void
 deliver(struct sampler *s, enum sampler_profile p, int gen, uint32_t n,
 	sampler_stack_fn fn, void *arg)
 {
-	const struct ustack_cache *users = p == SAMPLER_OFFCPU ? &s->offstacks : &s->ustacks;
+	bool off = p == SAMPLER_OFFCPU || p == SAMPLER_OFFWAKE;
+	const struct ustack_cache *users = off ? &s->offstacks : &s->ustacks;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct sampled_stack st = { .profile = p, .key = &s->keys[i], .count = s->values[i] };
-		const struct sp_user_stack *u = sampler_ustacks_find(users, st.key->user_stack);
-		__s32 kid = st.key->kernel_stack_id;
+		const struct sp_user_stack *u;
+		__s32 kid;
 
-		st.nkernel = p == SAMPLER_OFFCPU ? read_offcpu_stack(s, kid, &st.kernel_ips)
-						 : read_stack(s, gen, kid, &st.kernel_ips);
+		if (p == SAMPLER_OFFWAKE) {
+			st.key = &s->wake_keys[i].blocked;
+			waker_stacks(s, &s->wake_keys[i], &st);
+		}
+		u = sampler_ustacks_find(users, st.key->user_stack);
+		kid = st.key->kernel_stack_id;
+		st.nkernel = off ? read_offcpu_stack(s, &s->offkstacks, false, kid, &st.kernel_ips)
+				 : read_stack(s, gen, kid, &st.kernel_ips);
 		if (kid >= 0 && st.nkernel == 0)
 			s->lost_stacks[0] += st.count;
 		if (u) {
@@ -219,12 +217,13 @@ static int
 drain_batch(struct sampler *s, enum sampler_profile p, int fd, int gen,
 	    sampler_stack_fn fn, void *arg)
 {
+	void *keys = p == SAMPLER_OFFWAKE ? (void *)s->wake_keys : (void *)s->keys;
 	__u64 token = 0;
 
 	for (bool first = true;; first = false) {
 		__u32 n = s->count_entries;
 		int err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token, &token,
-							  s->keys, s->values, &n, NULL);
+							  keys, s->values, &n, NULL);
 
 		if (err < 0 && err != -ENOENT && first)
 			return err;
@@ -242,17 +241,20 @@ static int
 drain_iterate(struct sampler *s, enum sampler_profile p, int fd, int gen,
 	      sampler_stack_fn fn, void *arg)
 {
+	size_t size = p == SAMPLER_OFFWAKE ? sizeof(*s->wake_keys) : sizeof(*s->keys);
+	char *keys = p == SAMPLER_OFFWAKE ? (char *)s->wake_keys : (char *)s->keys;
+
 	for (;;) {
 		uint32_t n = 0, kept = 0;
-		struct sp_stack_key *prev = NULL;
+		char *prev = NULL;
 
-		while (n < s->count_entries && bpf_map_get_next_key(fd, prev, &s->keys[n]) == 0)
-			prev = &s->keys[n++];
+		while (n < s->count_entries && bpf_map_get_next_key(fd, prev, keys + n * size) == 0)
+			prev = keys + n++ * size;
 		for (uint32_t i = 0; i < n; i++) {
-			if (bpf_map_lookup_elem(fd, &s->keys[i], &s->values[kept]) < 0)
+			if (bpf_map_lookup_elem(fd, keys + i * size, &s->values[kept]) < 0)
 				continue;
-			bpf_map_delete_elem(fd, &s->keys[i]);
-			s->keys[kept++] = s->keys[i];
+			bpf_map_delete_elem(fd, keys + i * size);
+			memmove(keys + kept++ * size, keys + i * size, size);
 		}
 		deliver(s, p, gen, kept, fn, arg);
 		if (n < s->count_entries || kept == 0)
@@ -268,6 +270,8 @@ count_map(struct sampler *s, enum sampler_profile p, int gen)
 		return gen ? s->skel->maps.offcpu_counts1 : s->skel->maps.offcpu_counts0;
 	case SAMPLER_PAGEFAULT:
 		return gen ? s->skel->maps.pf_counts1 : s->skel->maps.pf_counts0;
+	case SAMPLER_OFFWAKE:
+		return gen ? s->skel->maps.offwake_counts1 : s->skel->maps.offwake_counts0;
 	default:
 		return gen ? s->skel->maps.counts1 : s->skel->maps.counts0;
 	}
@@ -335,11 +339,19 @@ sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *
 	if (err == 0)
 		err = sampler_ustacks_read(s, &s->offkstacks,
 					   gen ? k->maps.offcpu_kstacks1 : k->maps.offcpu_kstacks0);
+	if (err == 0)
+		err = sampler_ustacks_read(s, &s->wakeustacks,
+					   gen ? k->maps.offwake_ustacks1 : k->maps.offwake_ustacks0);
+	if (err == 0)
+		err = sampler_ustacks_read(s, &s->wakekstacks,
+					   gen ? k->maps.offwake_kstacks1 : k->maps.offwake_kstacks0);
 	for (int p = 0; p < SAMPLER_PROFILES && err == 0; p++)
 		err = drain_counts(s, (enum sampler_profile)p, gen, fn, arg);
 	sampler_ustacks_reset(&s->ustacks);
 	sampler_ustacks_reset(&s->offstacks);
 	sampler_ustacks_reset(&s->offkstacks);
+	sampler_ustacks_reset(&s->wakeustacks);
+	sampler_ustacks_reset(&s->wakekstacks);
 	if (err < 0) {
 		cache_reset(s, gen, false);	/* stacks kept: keys left name them */
 		return err;
@@ -367,5 +379,6 @@ sampler_drain(struct sampler *s, sampler_stack_fn fn, void *arg)
 		return err;
 	s->drains++;
 	(void)sampler_cpus_refresh(s);	/* CPUs that came online since */
+	(void)sampler_pagefault_refresh(s);
 	return 0;
 }

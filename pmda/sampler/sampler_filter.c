@@ -7,6 +7,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "fence_priv.h"
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
 

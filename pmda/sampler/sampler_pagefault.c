@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
+#include "fence_priv.h"
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
 
@@ -38,6 +39,15 @@ void
 sampler_pagefault_detach(struct sampler *s)
 {
 	cpu_events_detach(s, &s->faults);
+}
+
+/* As sampler_cpus_refresh, for the page-fault events. */
+int
+sampler_pagefault_refresh(struct sampler *s)
+{
+	if (!s->enabled || !s->pagefault_on || !cpu_events_stale(s, &s->faults))
+		return 0;
+	return sampler_pagefault_attach(s);
 }
 
 int

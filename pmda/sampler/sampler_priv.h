@@ -6,12 +6,14 @@
  * sampler_filter.c (tgid filter), sampler_counters.c (statistics, heat
  * map), sampler_unwind.c (unwind tables and mapping arrays),
  * sampler_offcpu.c (the sched_switch program), sampler_pagefault.c
- * (page-fault events).  Nothing outside pmda/sampler/ includes it.
+ * (page-fault events).  The quiescence fence has its own header
+ * (fence_priv.h).  Nothing outside pmda/sampler/ includes it.
  */
 #ifndef SAMPLER_PRIV_H
 #define SAMPLER_PRIV_H
 
 #include "sampler.h"
+#include "lib/hash.h"
 
 struct stackprof_bpf;
 struct bpf_link;
@@ -21,11 +23,9 @@ struct perf_event_attr;
 
 /* User stacks of one retired generation, by key (sampler_ustack.c). */
 struct ustack_cache {
-	uint64_t	*keys;		/* open addressing; 0 (SP_USTACK_NONE) = free */
-	uint32_t	*slot_of;	/* [mask + 1] */
-	uint32_t	mask;
+	struct hash_table index;	/* hash_mix(key) -> slot in stacks */
 	struct sp_user_stack *stacks;	/* [cap], used of them */
-	uint32_t	used, cap;
+	size_t		used, cap;
 	uint64_t	*batch_keys;	/* buffers of one batch read */
 	struct sp_user_stack *batch_vals;
 };
@@ -40,9 +40,11 @@ struct unwind_state {
 	uint32_t	nblocks, ntables;	/* capacities */
 	struct row_range *free;		/* sorted, coalesced */
 	uint32_t	nfree;
+	size_t		freecap;
 	struct row_range *of_table;	/* [ntables]; count 0 = id free */
 	uint32_t	*retired;	/* ids to free after the next quiescence */
 	uint32_t	nretired;
+	uint64_t	retired_epoch;	/* the fence's epoch at the last retirement */
 	uint32_t	tables, rows;	/* loaded now */
 };
 
@@ -53,7 +55,8 @@ struct stack_cache {
 	uint64_t	(*ips)[SP_MAX_STACK_DEPTH];
 	int		*depth;
 	uint32_t	*id_of_slot;	/* stack id (with SP_STACK_OVERFLOW) */
-	uint32_t	used, cap;
+	uint32_t	used;
+	size_t		cap;		/* of ips, depth and id_of_slot alike */
 };
 
 /* One perf event per online CPU, each running one program. */
@@ -88,15 +91,26 @@ struct sampler {
 	struct ustack_cache	ustacks;
 	struct ustack_cache	offstacks;	/* off-CPU user stacks */
 	struct ustack_cache	offkstacks;	/* off-CPU kernel stacks */
+	struct ustack_cache	wakeustacks;	/* off-wake: the wakers' user stacks */
+	struct ustack_cache	wakekstacks;	/* and kernel stacks */
+	struct sp_wake_key	*wake_keys;	/* [count_entries]: off-wake keys drained */
 	struct unwind_state	unwind;
 	void			(*event_fn)(void *, enum sp_event_kind, pid_t);
+	uint64_t		quiescent_epoch;	/* sampler_fence.c's waits */
 
 	/* off-CPU and page faults (sampler_offcpu.c, sampler_pagefault.c) */
 	bool			offcpu_on, pagefault_on;
 	bool			raw_tp;		/* sched_switch by raw tracepoint */
-	struct bpf_link		*offcpu_link;
+	bool			have_rseq;	/* tp_btf/rseq_update loaded */
+	bool			by_sys_exit;	/* counted at sys_exit, not rseq_update */
+	struct bpf_link		*offcpu_link, *offcpu_exit_link;
+	bool			offwake_on;
+	struct bpf_link		*offwake_link;	/* sched_waking: off-wake and off-CPU on */
+	uint64_t		wake_lo, wake_hi;	/* try_to_wake_up's text */
+	uint64_t		irq_lo, irq_hi;		/* interrupt entry text */
 	uint64_t		sched_lo, sched_hi;	/* __schedule's text */
-	unsigned		offcpu_min_us;
+	uint64_t		sched_text[4];		/* __sched_text_*, __lock_text_* */
+	unsigned		offcpu_min_us, offcpu_sample;
 	unsigned		pagefault_period;
 };
 
@@ -137,6 +151,8 @@ void sampler_offcpu_choose(struct sampler *s, bool raw);
  * those before __schedule, looking at OFFCPU_TRIM_MAX at most. */
 #define OFFCPU_TRIM_MAX	8
 int sampler_offcpu_trim(const struct sampler *s, const uint64_t *ips, int n);
+/* The same for a waker's kernel stack: those before try_to_wake_up. */
+int sampler_offwake_trim(const struct sampler *s, const uint64_t *ips, int n);
 /* __schedule's text range, read at open: /proc/kallsyms shows addresses
  * only to those who open it with CAP_SYSLOG, which the PMDA drops. */
 void sampler_offcpu_find_schedule(struct sampler *s);
@@ -144,11 +160,11 @@ void sampler_offcpu_find_schedule(struct sampler *s);
 /* sampler_pagefault.c */
 int sampler_pagefault_attach(struct sampler *s);
 void sampler_pagefault_detach(struct sampler *s);
+int sampler_pagefault_refresh(struct sampler *s);
 
 /* sampler_drain.c */
 int sampler_cache_init(struct stack_cache *c, uint32_t nmain, uint32_t noverflow);
 void sampler_cache_free(struct stack_cache *c);
-int sampler_wait_quiescent(struct sampler *s);
 void sampler_refresh_clock(struct sampler *s);
 int sampler_drain_generation(struct sampler *s, int gen, sampler_stack_fn fn, void *arg);
 
@@ -168,8 +184,5 @@ int sampler_unwind_size(struct sampler *s);
 /* The allocator for the unwind maps of s's first object (after load). */
 int sampler_unwind_init(struct sampler *s);
 void sampler_unwind_free(struct unwind_state *u);
-/* Every program running before the last wait has finished: reuse what
- * was retired before it.  Called by sampler_wait_quiescent. */
-void sampler_unwind_quiescent(struct sampler *s);
 
 #endif /* SAMPLER_PRIV_H */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <bpf/libbpf.h>
+#include "fence_priv.h"
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
 
@@ -36,6 +37,7 @@ swap_objects(struct sampler *s, struct sampler *other)
 	SWAP(count_entries);
 	SWAP(keys);
 	SWAP(values);
+	SWAP(wake_keys);
 	SWAP(cache);
 #undef SWAP
 }
@@ -56,6 +58,7 @@ load_beside(struct sampler *s, const struct sampler_config *c, int *err)
 	n->no_batch = s->no_batch;
 	n->no_stack_take = s->no_stack_take;
 	n->raw_tp = s->raw_tp;
+	n->by_sys_exit = s->by_sys_exit;
 	*err = sampler_load_object(n, s->skel);
 	if (*err < 0) {
 		sampler_close(n);

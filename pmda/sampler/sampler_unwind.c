@@ -15,8 +15,10 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "fence_priv.h"
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
+#include "lib/array.h"
 
 static uint32_t
 or_default(unsigned v, uint32_t def)
@@ -56,6 +58,7 @@ sampler_unwind_init(struct sampler *s)
 	u->nblocks = bpf_map__max_entries(s->skel->maps.unwind_rows);
 	u->ntables = bpf_map__max_entries(s->skel->maps.unwind_tables);
 	u->free = malloc(sizeof(*u->free));
+	u->freecap = u->free ? 1 : 0;
 	u->of_table = calloc(u->ntables, sizeof(*u->of_table));
 	u->retired = malloc(u->ntables * sizeof(*u->retired));
 	if (!u->free || !u->of_table || !u->retired)
@@ -99,7 +102,6 @@ static int
 give_blocks(struct unwind_state *u, struct row_range r)
 {
 	uint32_t i = 0;
-	struct row_range *grown;
 
 	while (i < u->nfree && u->free[i].first < r.first)
 		i++;
@@ -117,20 +119,23 @@ give_blocks(struct unwind_state *u, struct row_range r)
 		u->free[i].count += r.count;
 		return 0;
 	}
-	if (!(grown = realloc(u->free, (u->nfree + 1) * sizeof(*u->free))))
+	if (array_reserve(&u->free, &u->freecap, (size_t)u->nfree + 1) < 0)
 		return -ENOMEM;
-	u->free = grown;
 	memmove(&u->free[i + 1], &u->free[i], (u->nfree - i) * sizeof(*u->free));
 	u->free[i] = r;
 	u->nfree++;
 	return 0;
 }
 
-void
-sampler_unwind_quiescent(struct sampler *s)
+/* Reuse what was retired, once a wait of the fence has completed since
+ * the last retirement: no program that could read it still runs. */
+static void
+reclaim(struct sampler *s)
 {
 	struct unwind_state *u = &s->unwind;
 
+	if (u->nretired == 0 || sampler_quiescent_epoch(s) <= u->retired_epoch)
+		return;
 	for (uint32_t i = 0; i < u->nretired; i++) {
 		uint32_t id = u->retired[i];
 
@@ -161,9 +166,10 @@ reserve(struct sampler *s, uint32_t blocks, uint32_t *first, uint32_t *id)
 	struct unwind_state *u = &s->unwind;
 
 	for (int attempt = 0;; attempt++) {
-		int err = free_id(u, id);
+		int err;
 
-		if (!err)
+		reclaim(s);
+		if (!(err = free_id(u, id)))
 			err = take_blocks(u, blocks, first);
 		if (err != -ENOSPC || attempt > 0 || u->nretired == 0)
 			return err;
@@ -260,6 +266,7 @@ sampler_unwind_table_remove(struct sampler *s, uint32_t id)
 	    (err = bpf_map_update_elem(fd, &id, &t, BPF_ANY)) < 0)
 		return err;
 	u->retired[u->nretired++] = id;
+	u->retired_epoch = sampler_quiescent_epoch(s);
 	u->tables--;
 	u->rows -= old.nrows;
 	return 0;

@@ -3,8 +3,9 @@
  * off-CPU stacks, kept the same way).  Before its counts are handed out,
  * the generation's user stack map is emptied into a cache keyed like the
  * map (batch lookup-and-delete, USTACK_BATCH stacks a syscall; key by key
- * on kernels without batch ops), so each count key finds its stack with
- * one probe and stacks nobody counted leave the map too.
+ * on kernels without batch ops), lib's hash table over an array of stacks,
+ * so each count key finds its stack with one probe and stacks nobody
+ * counted leave the map too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,15 +14,10 @@
 #include <bpf/libbpf.h>
 #include "sampler_priv.h"
 #include "stackprof.skel.h"
+#include "lib/array.h"
 
 #define USTACK_BATCH	64	/* stacks per batch syscall: 64 KiB of buffer */
 #define ENOTSUPP	524
-
-static uint32_t
-slot_hash(uint64_t key, uint32_t mask)
-{
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
 
 int
 sampler_ustacks_init(struct ustack_cache *c)
@@ -29,14 +25,15 @@ sampler_ustacks_init(struct ustack_cache *c)
 	memset(c, 0, sizeof(*c));
 	c->batch_keys = malloc(USTACK_BATCH * sizeof(*c->batch_keys));
 	c->batch_vals = malloc(USTACK_BATCH * sizeof(*c->batch_vals));
-	return c->batch_keys && c->batch_vals ? 0 : -ENOMEM;
+	if (!c->batch_keys || !c->batch_vals)
+		return -ENOMEM;
+	return hash_table_init(&c->index, 0);
 }
 
 void
 sampler_ustacks_free(struct ustack_cache *c)
 {
-	free(c->keys);
-	free(c->slot_of);
+	hash_table_free(&c->index);
 	free(c->stacks);
 	free(c->batch_keys);
 	free(c->batch_vals);
@@ -46,80 +43,46 @@ sampler_ustacks_free(struct ustack_cache *c)
 void
 sampler_ustacks_reset(struct ustack_cache *c)
 {
-	if (c->keys)
-		memset(c->keys, 0, (c->mask + 1) * sizeof(*c->keys));
+	if (c->index.slots)
+		hash_table_clear(&c->index);
 	c->used = 0;
 }
 
-/* Room for one more stack, the index at least twice as large as the
- * stacks (so probes stay short). */
-static int
-grow(struct ustack_cache *c)
-{
-	uint32_t cap = c->cap ? 2 * c->cap : 256, size = 2 * cap;
-	struct sp_user_stack *stacks = realloc(c->stacks, cap * sizeof(*stacks));
-	uint64_t *keys;
-	uint32_t *slot_of;
-
-	if (!stacks)
-		return -ENOMEM;
-	c->stacks = stacks;
-	keys = calloc(size, sizeof(*keys));
-	slot_of = malloc(size * sizeof(*slot_of));
-	if (!keys || !slot_of) {
-		free(keys);
-		free(slot_of);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; c->keys && i <= c->mask; i++) {
-		uint32_t h;
-
-		if (!c->keys[i])
-			continue;
-		for (h = slot_hash(c->keys[i], size - 1); keys[h]; h = (h + 1) & (size - 1))
-			;
-		keys[h] = c->keys[i];
-		slot_of[h] = c->slot_of[i];
-	}
-	free(c->keys);
-	free(c->slot_of);
-	c->keys = keys;
-	c->slot_of = slot_of;
-	c->mask = size - 1;
-	c->cap = cap;
-	return 0;
-}
-
+/* The map's keys are hashes already, but the table wants the low bits
+ * mixed; hash_mix is a bijection, so a mixed key is still exact. */
 static int
 add(struct ustack_cache *c, uint64_t key, const struct sp_user_stack *st)
 {
-	uint32_t h;
+	uint64_t		k = hash_mix(key);
+	struct hash_slot	*s;
+	size_t			slot;
 
 	if (key < SP_USTACK_RESERVED)
 		return 0;		/* never stored: nothing can refer to it */
-	if (c->used == c->cap && grow(c) < 0)
-		return -ENOMEM;
-	for (h = slot_hash(key, c->mask); c->keys[h] && c->keys[h] != key; h = (h + 1) & c->mask)
-		;
-	if (!c->keys[h]) {
-		c->keys[h] = key;
-		c->slot_of[h] = c->used++;
+	s = hash_table_find(&c->index, k);
+	if (hash_slot_empty(s)) {
+		if (c->used >= UINT32_MAX - 1 || array_reserve(&c->stacks, &c->cap, c->used + 1) < 0 ||
+		    hash_table_insert(&c->index, s, k, (uint32_t)c->used) < 0)
+			return -ENOMEM;
+		slot = c->used++;
+	} else {
+		slot = hash_slot_value(s);
 	}
-	c->stacks[c->slot_of[h]] = *st;
-	if (c->stacks[c->slot_of[h]].nframes > SP_MAX_STACK_DEPTH)
-		c->stacks[c->slot_of[h]].nframes = SP_MAX_STACK_DEPTH;
+	c->stacks[slot] = *st;
+	if (c->stacks[slot].nframes > SP_MAX_STACK_DEPTH)
+		c->stacks[slot].nframes = SP_MAX_STACK_DEPTH;
 	return 0;
 }
 
 const struct sp_user_stack *
 sampler_ustacks_find(const struct ustack_cache *c, uint64_t key)
 {
-	if (!c->keys || key < SP_USTACK_RESERVED)
+	const struct hash_slot	*s;
+
+	if (!c->index.slots || key < SP_USTACK_RESERVED)
 		return NULL;
-	for (uint32_t h = slot_hash(key, c->mask); c->keys[h]; h = (h + 1) & c->mask)
-		if (c->keys[h] == key)
-			return &c->stacks[c->slot_of[h]];
-	return NULL;
+	s = hash_table_find(&c->index, hash_mix(key));
+	return hash_slot_empty(s) ? NULL : &c->stacks[hash_slot_value(s)];
 }
 
 static int

@@ -158,6 +158,52 @@ sym_debug_find_file(struct sym_elf *e, const struct sym_elf_info *info,
 	return SYM_SRC_NONE;
 }
 
+/* Sources that a debug file would improve on. */
+static bool
+lacks_debug_symbols(const struct sym_elf *e)
+{
+	return e->source == SYM_SRC_NONE || e->source == SYM_SRC_DYNSYM ||
+	       e->source == SYM_SRC_MINIDEBUG;
+}
+
+void
+sym_debug_note_miss(struct sym_elf *e, const char *root, unsigned gen)
+{
+	struct sym_elf_info info = { .build_id_len = 0 };
+	struct sym_elf *got;
+
+	if (e == NULL || e->build_id_len < 2 || e->debug_pending != NULL ||
+	    e->debug_gen == gen || !lacks_debug_symbols(e))
+		return;
+	e->debug_gen = gen;
+	memcpy(info.build_id, e->build_id, e->build_id_len);
+	info.build_id_len = e->build_id_len;
+	/* one failed open per stripped file and drain while nothing is there */
+	if ((got = sym_elf_empty()) == NULL)
+		return;
+	if (try_build_id(got, &info, root)) {
+		sym_list_sort(&got->list);
+		e->debug_pending = got;
+	} else {
+		sym_elf_free(got);
+	}
+}
+
+size_t
+sym_debug_apply(struct sym_cache *c)
+{
+	size_t changed = 0;
+
+	for (struct sym_elf *e = sym_cache_next(c, NULL); e; e = sym_cache_next(c, e))
+		if (e->debug_pending != NULL) {
+			struct sym_elf *got = e->debug_pending;
+			e->debug_pending = NULL;
+			sym_elf_take_symbols(e, got, SYM_SRC_BUILDID);
+			changed++;
+		}
+	return changed;
+}
+
 /* Inflate an xz stream; NULL when it is corrupt, or too large (*too_big). */
 static char *
 xz_inflate(const uint8_t *in, size_t inlen, size_t *outlen, bool *too_big)

@@ -9,11 +9,13 @@
  * retry_s.  sym_debuginfod_apply, called between drains, moves arrived
  * symbols into the waiting tables, so a name changes only from one
  * interval to the next and stacks already published stay as they were.
+ * The queue between this side and the workers is sym_debuginfod_queue.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sym_debuginfod_priv.h"
+#include "lib/clock.h"
 
 #define DEFAULT_CACHE_MAX	(1ull << 30)
 #define DEFAULT_FILE_MAX	(256ull << 20)
@@ -166,14 +168,6 @@ new_entry(struct sym_debuginfod *d)
 	return victim;
 }
 
-static void
-enqueue(struct sym_debuginfod *d, struct dfd_entry *en)
-{
-	en->state = DFD_QUEUED;
-	en->seq = ++d->next_seq;
-	pthread_cond_signal(&d->wake);
-}
-
 static bool
 eligible(const struct sym_elf *e)
 {
@@ -198,40 +192,17 @@ sym_debuginfod_note_miss(struct sym_debuginfod *d, struct sym_elf *e, unsigned g
 			goto out;	/* full of work: asked again next generation */
 		memcpy(en->id, e->build_id, e->build_id_len);
 		en->idlen = e->build_id_len;
-		enqueue(d, en);
+		dfd_enqueue(d, en);
 	} else if (en->state == DFD_FAILED) {
-		if (sym_mono_ns() < en->retry_ns)
+		if (clock_mono_ns() < en->retry_ns)
 			goto out;
-		enqueue(d, en);
+		dfd_enqueue(d, en);
 	} else if (en->state == DFD_READY && en->parsed == NULL) {
-		enqueue(d, en);	/* taken by another table: a worker reads it again */
+		dfd_enqueue(d, en);	/* taken by another table: a worker reads it again */
 	}
 	e->dfd_wait = true;
 out:
 	pthread_mutex_unlock(&d->lock);
-}
-
-/* Symbols of the fetched file replace the table's; its layout (from the
- * mapped file itself) stays. */
-static void
-take_symbols(struct sym_elf *e, struct sym_elf *got)
-{
-	struct sym_list l = e->list;
-	char **blobs = e->blobs;
-	int nblobs = e->nblobs;
-	size_t blob_bytes = e->blob_bytes;
-
-	e->list = got->list;
-	e->blobs = got->blobs;
-	e->nblobs = got->nblobs;
-	e->blob_bytes = got->blob_bytes;
-	got->list = l;
-	got->blobs = blobs;
-	got->nblobs = nblobs;
-	got->blob_bytes = blob_bytes;
-	e->source = SYM_SRC_DEBUGINFOD;
-	sym_elf_account(e);
-	sym_elf_free(got);
 }
 
 size_t
@@ -251,13 +222,13 @@ sym_debuginfod_apply(struct sym_debuginfod *d, struct sym_cache *c)
 		if (en == NULL || en->state == DFD_FAILED) {
 			e->dfd_wait = false;	/* forgotten (URLs changed) or failed */
 		} else if (en->state == DFD_READY && en->parsed) {
-			take_symbols(e, en->parsed);
+			sym_elf_take_symbols(e, en->parsed, SYM_SRC_DEBUGINFOD);
 			en->parsed = NULL;
 			e->dfd_wait = false;
 			d->cnt.named_files++;
 			changed++;
 		} else if (en->state == DFD_READY) {
-			enqueue(d, en);
+			dfd_enqueue(d, en);
 		}
 	}
 	/* every waiting table has had its chance: do not hold symbols no table takes */
@@ -267,79 +238,6 @@ sym_debuginfod_apply(struct sym_debuginfod *d, struct sym_cache *c)
 	}
 	pthread_mutex_unlock(&d->lock);
 	return changed;
-}
-
-bool
-dfd_next_job(struct sym_debuginfod *d, struct dfd_job *job)
-{
-	struct dfd_entry *pick;
-
-	pthread_mutex_lock(&d->lock);
-	for (;;) {
-		pick = NULL;
-		if (atomic_load(&d->stop))
-			break;
-		for (int i = 0; i < DFD_ENTRIES && d->urls[0]; i++)
-			if (d->ent[i].state == DFD_QUEUED && (pick == NULL || d->ent[i].seq < pick->seq))
-				pick = &d->ent[i];
-		if (pick)
-			break;
-		pthread_cond_wait(&d->wake, &d->lock);
-	}
-	if (pick) {
-		pick->state = DFD_RUNNING;
-		job->slot = (int)(pick - d->ent);
-		memcpy(job->id, pick->id, pick->idlen);
-		job->idlen = pick->idlen;
-		job->urls_gen = atomic_load(&d->urls_gen);
-	}
-	pthread_mutex_unlock(&d->lock);
-	return pick != NULL;
-}
-
-static void
-count(struct symbolizer_debuginfod_stats *cnt, const struct dfd_result *res)
-{
-	if (!res->network)
-		return;		/* the disk cache answered: no request made */
-	cnt->requests++;
-	cnt->bytes += res->bytes;
-	if (res->us > cnt->slowest_us)
-		cnt->slowest_us = res->us;
-	switch (res->outcome) {
-	case DFD_GOT:		cnt->hits++; break;
-	case DFD_NOT_FOUND:	cnt->misses++; break;
-	case DFD_REJECTED:	cnt->rejected++; cnt->failures++; break;
-	case DFD_NET_ERROR:
-	case DFD_TIMEOUT:	cnt->failures++; break;
-	case DFD_CANCELLED:	break;
-	}
-}
-
-void
-dfd_finish_job(struct sym_debuginfod *d, const struct dfd_job *job, struct dfd_result *res)
-{
-	struct dfd_entry *en = &d->ent[job->slot];	/* running: never reused */
-
-	pthread_mutex_lock(&d->lock);
-	count(&d->cnt, res);
-	if (res->cache_bytes_known)
-		d->cnt.cache_bytes = res->cache_bytes;
-	if (res->outcome == DFD_GOT) {
-		/* verified against the build-id: good whichever server sent it */
-		en->state = DFD_READY;
-		en->parsed = res->parsed;
-		res->parsed = NULL;
-	} else if (res->outcome == DFD_CANCELLED || job->urls_gen != atomic_load(&d->urls_gen)) {
-		if (d->urls[0] && !atomic_load(&d->stop))
-			enqueue(d, en);		/* ask the new servers */
-		else
-			en->state = DFD_FREE;
-	} else {
-		en->state = DFD_FAILED;
-		en->retry_ns = sym_mono_ns() + d->cfg.retry_ns;
-	}
-	pthread_mutex_unlock(&d->lock);
 }
 
 void

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sym_debuginfod_priv.h"
+#include "lib/array.h"
 
 /* libdebuginfod's own settings files in the cache, written once by us:
  * it would write them with dprintf, whose stream buffer glibc 2.36 leaks
@@ -126,15 +127,9 @@ list_dir(int top, const char *name, struct cached_file **files, size_t *n, size_
 		if (strchr(de->d_name, '.') != NULL || strlen(de->d_name) >= sizeof((*files)->file) ||
 		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (*n == *cap) {
-			size_t ncap = *cap ? 2 * *cap : 64;
-			struct cached_file *g = realloc(*files, ncap * sizeof(*g));
-			if (g == NULL) {
-				closedir(dir);
-				return false;
-			}
-			*files = g;
-			*cap = ncap;
+		if (array_reserve(files, cap, *n + 1) < 0) {
+			closedir(dir);
+			return false;
 		}
 		struct cached_file *f = &(*files)[(*n)++];
 		strcpy(f->name, name);

@@ -5,6 +5,7 @@
  *
  *   sym_debuginfod.c         the build-id table: wanted, running, ready, failed;
  *                            what the symbolizer calls (main thread)
+ *   sym_debuginfod_queue.c   the queue between the table and the workers
  *   sym_debuginfod_worker.c  worker threads: libdebuginfod, timeouts, size cap
  *   sym_debuginfod_verify.c  a fetched file proves it belongs before use
  *   sym_debuginfod_disk.c    the on-disk cache: 0700, bounded in bytes
@@ -93,8 +94,10 @@ struct dfd_result {
 	uint64_t	cache_bytes;	/* the disk cache after this request */
 };
 
-/* sym_debuginfod.c: the table side of a worker's loop.  next_job blocks
- * until there is work (false: stop); finish_job records the result. */
+/* sym_debuginfod_queue.c, called with d->lock held: queue en for a worker. */
+void dfd_enqueue(struct sym_debuginfod *d, struct dfd_entry *en);
+/* sym_debuginfod_queue.c: the table side of a worker's loop.  next_job
+ * blocks until there is work (false: stop); finish_job records the result. */
 bool dfd_next_job(struct sym_debuginfod *d, struct dfd_job *job);
 void dfd_finish_job(struct sym_debuginfod *d, const struct dfd_job *job,
 		    struct dfd_result *res);

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sym_debuginfod_priv.h"
+#include "lib/clock.h"
 
 enum abort_reason { ABORT_NONE, ABORT_CANCEL, ABORT_TIMEOUT, ABORT_TOO_BIG };
 
@@ -85,7 +86,7 @@ progress(debuginfod_client *c, long a, long b)
 	/* libdebuginfod names the URL once a server sends the body; a is then
 	 * the bytes received, b the announced length (0 or -1 when unknown) */
 	answering = debuginfod_get_url(c) != NULL;
-	elapsed = sym_mono_ns() - r->t0;
+	elapsed = clock_mono_ns() - r->t0;
 	if (atomic_load(&r->d->stop) || atomic_load(&r->d->urls_gen) != r->urls_gen)
 		r->why = ABORT_CANCEL;
 	else if (answering && ((uint64_t)a > r->d->cfg.file_max_bytes ||
@@ -118,7 +119,7 @@ static void
 fetch(struct sym_debuginfod *d, debuginfod_client *c, const struct dfd_job *job,
       struct dfd_result *res)
 {
-	struct request r = { .d = d, .urls_gen = job->urls_gen, .t0 = sym_mono_ns() };
+	struct request r = { .d = d, .urls_gen = job->urls_gen, .t0 = clock_mono_ns() };
 	char target[PATH_MAX], *path = NULL, maxsize[64];
 	struct stat st;
 	int fd;
@@ -132,7 +133,7 @@ fetch(struct sym_debuginfod *d, debuginfod_client *c, const struct dfd_job *job,
 	debuginfod_set_user_data(c, &r);
 	fd = debuginfod_find_debuginfo(c, job->id, job->idlen, &path);
 	debuginfod_set_user_data(c, NULL);
-	res->us = (sym_mono_ns() - r.t0) / 1000;
+	res->us = (clock_mono_ns() - r.t0) / 1000;
 	if (fd < 0) {
 		res->outcome = failure_outcome(fd, r.why);
 		/* libdebuginfod leaves an empty file as its own negative cache:

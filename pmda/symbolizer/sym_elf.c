@@ -2,7 +2,8 @@
  * sym_elf.c - read one ELF file into a function table: the symbols of
  * .symtab (else .dynsym), the PT_LOAD layout that turns a mapping's file
  * offset into a link-time address, and the notes that lead to separate
- * debug files (build-id, .gnu_debuglink, .gnu_debugdata).
+ * debug files (build-id, .gnu_debuglink, .gnu_debugdata).  Which of a
+ * file's sources a table is read from is sym_file.c's.
  *
  * Only the string table and the symbols we keep are held after loading; the
  * file itself is closed, so a cached table pins no file and no mapping.
@@ -15,9 +16,9 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "sym_internal.h"
+#include "lib/array.h"
 
 static bool
 src_read(const struct sym_src *src, uint64_t off, size_t len, void *dst)
@@ -109,11 +110,8 @@ read_strtab(const struct sym_src *src, const GElf_Shdr *sh)
 static bool
 add_blob(struct sym_elf *e, char *blob, size_t size)
 {
-	char **b = realloc(e->blobs, (e->nblobs + 1) * sizeof(*b));
-
-	if (b == NULL)
+	if (array_reserve(&e->blobs, &e->blobcap, (size_t)e->nblobs + 1) < 0)
 		return false;
-	e->blobs = b;
 	e->blobs[e->nblobs++] = blob;
 	e->blob_bytes += size;
 	return true;
@@ -216,7 +214,7 @@ add_symbols(struct sym_elf *e, const struct sym_src *src, Elf *elf,
 	    const GElf_Shdr *sh, const GElf_Shdr *strsh)
 {
 	char *blob;
-	size_t nsym;
+	size_t nsym, cap = e->list.n;	/* trimmed to n below, each time */
 	struct sym_entry *grown;
 	long added;
 
@@ -225,25 +223,51 @@ add_symbols(struct sym_elf *e, const struct sym_src *src, Elf *elf,
 		return -1;
 	if (sh->sh_size > SYM_SECTION_MAX || strsh->sh_size > SYM_STRTAB_MAX)
 		return -2;
-	/* an entry size beyond the table: no symbols, and realloc(syms, 0)
-	 * below would free a table the list still points at */
+	/* an entry size beyond the table: no symbols (and nothing to grow) */
 	if ((nsym = sh->sh_size / sh->sh_entsize) == 0)
 		return 0;
 	if ((blob = read_strtab(src, strsh)) == NULL)
 		return -1;
-	grown = realloc(e->list.syms, (e->list.n + nsym) * sizeof(*grown));
-	if (grown == NULL || !add_blob(e, blob, strsh->sh_size + 1)) {
-		if (grown)
-			e->list.syms = grown;
+	if (array_reserve(&e->list.syms, &cap, e->list.n + nsym) < 0 ||
+	    !add_blob(e, blob, strsh->sh_size + 1)) {
 		free(blob);
 		return -1;
 	}
-	e->list.syms = grown;
 	added = read_symbols(e, src, elf, sh, blob, strsh->sh_size);
 	/* only what was kept: a table is mostly not functions */
 	if (e->list.n > 0 && (grown = realloc(e->list.syms, e->list.n * sizeof(*grown))) != NULL)
 		e->list.syms = grown;
 	return added;
+}
+
+/*
+ * A symbol without a size (hand-written assembly, _init and _fini) covers
+ * up to the next symbol, but never past its section: without a bound,
+ * _init would name the whole .plt after .init, and the last function of
+ * .text everything up to .fini.  So the end of each code section is an
+ * entry with no name, which ends such a symbol's reach (sym_list_find
+ * gives -1 there).  At an address a symbol starts at, the symbol wins.
+ */
+static void
+add_section_ends(struct sym_elf *e, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t n = 0, k = 0;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size > 0)
+			n++;
+	if (n == 0 || array_resize(&e->list.syms, e->list.n + n) < 0)
+		return;		/* no bound: as before, to the next symbol */
+	while ((scn = elf_nextscn(elf, scn)) != NULL && k < n)
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size > 0 &&
+		    sh.sh_addr + sh.sh_size > sh.sh_addr) {
+			e->list.syms[e->list.n++] = (struct sym_entry){
+				.addr = sh.sh_addr + sh.sh_size, .name = NULL, .size = 0, .rank = 0,
+			};
+			k++;
+		}
 }
 
 static bool
@@ -373,6 +397,8 @@ sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
 	if (pick && gelf_getshdr(pick, &sh) != NULL &&
 	    gelf_getshdr(elf_getscn(elf, sh.sh_link), &strsh) != NULL)
 		ret = add_symbols(e, src, elf, &sh, &strsh);
+	if (ret > 0)
+		add_section_ends(e, elf);
 	if (ret == -2) {
 		e->refused++;		/* over the bounds: as if it had none */
 		ret = 0;
@@ -404,6 +430,29 @@ sym_elf_account(struct sym_elf *e)
 	e->bytes = b + e->blob_bytes;
 }
 
+/* Symbols of a debug file replace the table's; its layout (from the
+ * mapped file itself) stays. */
+void
+sym_elf_take_symbols(struct sym_elf *e, struct sym_elf *got, enum sym_source source)
+{
+	struct sym_list l = e->list;
+	char **blobs = e->blobs;
+	int nblobs = e->nblobs;
+	size_t blob_bytes = e->blob_bytes;
+
+	e->list = got->list;
+	e->blobs = got->blobs;
+	e->nblobs = got->nblobs;
+	e->blob_bytes = got->blob_bytes;
+	got->list = l;
+	got->blobs = blobs;
+	got->nblobs = nblobs;
+	got->blob_bytes = blob_bytes;
+	e->source = source;
+	sym_elf_account(e);
+	sym_elf_free(got);
+}
+
 static struct sym_elf *
 sym_elf_new(void)
 {
@@ -431,49 +480,6 @@ sym_elf_empty(void)
 }
 
 struct sym_elf *
-sym_elf_load(int fd, const char *root, const char *path)
-{
-	struct sym_elf *e = sym_elf_new();
-	struct sym_elf_info info;
-	struct stat st;
-	struct sym_src src = { .fd = fd };
-
-	if (e == NULL || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		goto fail;
-	src.size = st.st_size;
-	/* no loadable segment: truncated, or nothing a process could map */
-	if (sym_elf_parse(e, &src, &info, SYM_PICK_SYMTAB, true) < 0 || e->nloads == 0)
-		goto fail;
-	memcpy(e->build_id, info.build_id, info.build_id_len);	/* for debuginfod */
-	e->build_id_len = info.build_id_len;
-	if (info.has_symtab && e->refused == 0) {
-		e->source = SYM_SRC_SYMTAB;
-	} else if ((e->source = sym_debug_find_file(e, &info, root, path)) == SYM_SRC_NONE) {
-		/* stripped, no debug file: .dynsym plus MiniDebugInfo if any */
-		struct sym_elf_info dyn;
-		if (sym_elf_parse(e, &src, &dyn, SYM_PICK_DYNSYM, false) > 0)
-			e->source = SYM_SRC_DYNSYM;
-		if (sym_debug_minidebug(e, &src, &info) > 0)
-			e->source = SYM_SRC_MINIDEBUG;
-	}
-	sym_list_sort(&e->list);
-	sym_elf_account(e);
-	return e;
-fail:
-	if (e != NULL && e->refused > 0) {
-		/* over a bound: an empty table that says so, not an error */
-		struct sym_elf *empty = sym_elf_empty();
-
-		if (empty != NULL)
-			empty->refused = e->refused;
-		sym_elf_free(e);
-		return empty;
-	}
-	sym_elf_free(e);
-	return NULL;
-}
-
-struct sym_elf *
 sym_elf_load_mem(const char *image, size_t size)
 {
 	struct sym_elf *e = sym_elf_new();
@@ -496,6 +502,7 @@ sym_elf_free(struct sym_elf *e)
 {
 	if (e == NULL)
 		return;
+	sym_elf_free(e->debug_pending);
 	sym_list_free(&e->list);
 	for (int i = 0; i < e->nblobs; i++)
 		free(e->blobs[i]);

@@ -4,6 +4,7 @@
  *
  *   sym_kernel.c    /proc/kallsyms, module symbols included
  *   sym_elf.c       one ELF file -> sorted function table + PT_LOAD layout
+ *   sym_file.c      a mapped file's symbols from its best source
  *   sym_debug.c     separate debug files: build-id, .gnu_debuglink, MiniDebugInfo
  *   sym_cache.c     ELF tables shared across processes, LRU by bytes
  *   sym_proc.c      /proc/PID/maps -> process entries keyed by (pid, start time)
@@ -25,8 +26,9 @@
 /* ---- one function symbol ---- */
 struct sym_entry {
 	uint64_t	addr;		/* st_value (link-time virtual address) */
-	const char	*name;		/* raw (mangled) name, in a table blob */
-	uint32_t	size;		/* 0: extends to the next symbol */
+	const char	*name;		/* raw (mangled) name, in a table blob;
+					 * NULL: the end of a code section */
+	uint32_t	size;		/* 0: extends to the next entry */
 	uint32_t	rank;		/* for aliases at one address: keep the best */
 };
 
@@ -98,6 +100,7 @@ struct sym_elf {
 	unsigned	refused;	/* tables over the bounds it met (SYM_*_MAX) */
 	char		**blobs;	/* string tables the entries point into */
 	int		nblobs;
+	size_t		blobcap;
 	size_t		blob_bytes;
 	size_t		bytes;		/* memory held, for the cache budget */
 	uint8_t		build_id[SYM_BUILD_ID_MAX];
@@ -105,6 +108,9 @@ struct sym_elf {
 	/* debuginfod (symbolize.c, sym_debuginfod.c) */
 	bool		dfd_wait;	/* asked for; symbols may come at a collect */
 	unsigned	dfd_gen;	/* generation it last asked in */
+	/* a debug file installed after it was loaded (sym_debug.c) */
+	unsigned	debug_gen;	/* generation it was last looked for */
+	struct sym_elf	*debug_pending;	/* its symbols, taken at the next collect */
 	/* cache linkage (sym_cache.c) */
 	dev_t		dev;
 	ino_t		ino;
@@ -141,8 +147,9 @@ enum sym_pick { SYM_PICK_NONE, SYM_PICK_SYMTAB, SYM_PICK_DYNSYM };
  */
 long sym_elf_parse(struct sym_elf *e, const struct sym_src *src,
 		   struct sym_elf_info *info, enum sym_pick pick, bool want_layout);
-/* Load fd's symbols, going to separate debug files when it is stripped.
- * root is "/proc/PID/root" (or "" for our own namespace).  NULL on error. */
+/* sym_file.c: load fd's symbols, going to separate debug files when it is
+ * stripped.  root is "/proc/PID/root" (or "" for our own namespace).  NULL
+ * on error. */
 struct sym_elf *sym_elf_load(int fd, const char *root, const char *path);
 struct sym_elf *sym_elf_load_mem(const char *image, size_t size);
 /* A table with no symbols and no layout: what an unreadable file is cached as. */
@@ -151,6 +158,9 @@ void sym_elf_free(struct sym_elf *e);
 /* Link-time virtual address of file offset off, or false when no segment holds it. */
 bool sym_elf_offset_to_vaddr(const struct sym_elf *e, uint64_t off, uint64_t *vaddr);
 void sym_elf_account(struct sym_elf *e);
+/* The symbols of got (a table of the same file's debug symbols) replace
+ * e's; e keeps its layout.  got is freed. */
+void sym_elf_take_symbols(struct sym_elf *e, struct sym_elf *got, enum sym_source source);
 
 /* ---- separate debug information (sym_debug.c) ---- */
 /* Symbols of the separate debug file of a stripped file (build-id first,
@@ -161,6 +171,18 @@ enum sym_source sym_debug_find_file(struct sym_elf *e, const struct sym_elf_info
 /* Append the symbols of src's MiniDebugInfo.  Returns the number added. */
 long sym_debug_minidebug(struct sym_elf *e, const struct sym_src *src,
 			 const struct sym_elf_info *info);
+/*
+ * A frame of e could not be named: if e has no debug symbols, look again
+ * for a debug file under root by its build-id (a -dbgsym package installed
+ * while the program runs), at most once per generation gen.  Found, its
+ * symbols wait in e->debug_pending for sym_debug_apply, so that names
+ * change between drains only.
+ */
+struct sym_cache;
+void sym_debug_note_miss(struct sym_elf *e, const char *root, unsigned gen);
+/* Between drains: waiting tables take their debug files' symbols.
+ * Returns how many changed. */
+size_t sym_debug_apply(struct sym_cache *c);
 /* CRC-32 of the whole file, as .gnu_debuglink stores it. */
 bool sym_debug_crc32(int fd, uint32_t *crc);
 
@@ -254,6 +276,7 @@ struct sym_proc {
 	unsigned	dead_gen;	/* generation it was found gone, 0 = alive */
 	bool		lost;		/* /proc/PID was gone when first seen */
 	struct sym_perfmap *perfmap;
+	struct sym_python *python;	/* CPython found and checked (sym_python.c) */
 	size_t		bytes;
 	struct sym_proc	*hnext, *lru_prev, *lru_next;
 };
@@ -334,7 +357,6 @@ size_t sym_debuginfod_apply(struct sym_debuginfod *d, struct sym_cache *c);
 void sym_debuginfod_stats(struct sym_debuginfod *d, struct symbolizer_stats *st);
 
 /* CLOCK_MONOTONIC in ns (symbolize.c). */
-uint64_t sym_mono_ns(void);
 
 /* ---- counters shared by all parts ---- */
 struct sym_counters {

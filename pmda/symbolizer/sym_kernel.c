@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sym_internal.h"
+#include "lib/array.h"
 
 /* kallsyms is the kernel's, not an attacker's, but a bound costs nothing:
  * 122k text symbols here; more than KALLSYMS_MAX are not kept. */
@@ -38,16 +39,8 @@ kernel_rank(char type)
 static bool
 add_name(struct sym_kernel *k, size_t *cap, const char *name, size_t len, size_t *off)
 {
-	if (k->names_len + len + 1 > *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1 << 20;
-		while (ncap < k->names_len + len + 1)
-			ncap *= 2;
-		char *n = realloc(k->names, ncap);
-		if (n == NULL)
-			return false;
-		k->names = n;
-		*cap = ncap;
-	}
+	if (array_reserve(&k->names, cap, k->names_len + len + 1) < 0)
+		return false;
 	*off = k->names_len;
 	memcpy(k->names + k->names_len, name, len);
 	k->names[k->names_len + len] = '\0';
@@ -70,14 +63,8 @@ parse_line(struct sym_kernel *k, char *line, size_t *cap, size_t *symcap)
 	len = strcspn(name, "\t\n");
 	if (len == 0)
 		return true;
-	if (k->list.n == *symcap) {
-		size_t ncap = *symcap ? *symcap * 2 : 65536;
-		struct sym_entry *s = realloc(k->list.syms, ncap * sizeof(*s));
-		if (s == NULL)
-			return false;
-		k->list.syms = s;
-		*symcap = ncap;
-	}
+	if (array_reserve(&k->list.syms, symcap, k->list.n + 1) < 0)
+		return false;
 	if (!add_name(k, cap, name, len, &off))
 		return false;
 	k->list.syms[k->list.n++] = (struct sym_entry){

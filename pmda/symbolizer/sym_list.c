@@ -68,6 +68,8 @@ sym_list_find(const struct sym_list *l, uint64_t addr)
 	if (lo == 0)
 		return -1;
 	s = &l->syms[lo - 1];
+	if (s->name == NULL)
+		return -1;		/* past the end of a code section */
 	if (s->size > 0)
 		return addr - s->addr < s->size ? (long)(lo - 1) : -1;
 	if (lo < l->n)
@@ -93,6 +95,9 @@ sym_list_name(struct sym_list *l, long i)
 {
 	const char *raw = l->syms[i].name;
 	char *pretty;
+
+	if (raw == NULL)
+		return "";		/* a section's end names nothing */
 
 	if (l->pretty != NULL && l->pretty_n != l->n)
 		sym_list_forget_names(l);	/* entries changed under the names */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <linux/types.h>
 #include "sym_internal.h"
+#include "lib/array.h"
 
 /* Lines of the text read per process (vm.max_map_count is 65530 by
  * default; tests lower it); executable mappings kept per process. */
@@ -76,15 +77,8 @@ push(struct map_list *l, uint64_t start, uint64_t end, uint64_t off, unsigned ma
 		m.deleted = true;
 		path[len - 10] = '\0';
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct sym_map *v = realloc(l->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return false;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (array_reserve(&l->v, &l->cap, l->n + 1) < 0)
+		return false;
 	if (path[0] && (m.path = strdup(path)) == NULL)
 		return false;
 	l->v[l->n++] = m;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sym_internal.h"
+#include "lib/array.h"
 
 #define ARENA_CHUNK	(64 * 1024)
 /*
@@ -112,14 +113,8 @@ parse_line(struct sym_perfmap *pm, char *line, size_t len)
 	name = size_end + 1;
 	if (*name == '\0' || start + size < start)
 		return false;
-	if (pm->list.n == pm->cap) {
-		size_t ncap = pm->cap ? pm->cap * 2 : 256;
-		struct sym_entry *g = realloc(pm->list.syms, ncap * sizeof(*g));
-		if (g == NULL)
-			return true;	/* memory, not the line: do not count it bad */
-		pm->list.syms = g;
-		pm->cap = ncap;
-	}
+	if (array_reserve(&pm->list.syms, &pm->cap, pm->list.n + 1) < 0)
+		return true;	/* memory, not the line: do not count it bad */
 	if ((name = arena_copy(pm, name, strlen(name))) == NULL)
 		return true;
 	pm->list.syms[pm->list.n++] = (struct sym_entry){

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "sym_internal.h"
+#include "sym_python.h"
 
 #define PROC_BUCKETS	4096
 
@@ -81,6 +82,7 @@ sym_procs_drop(struct sym_procs *ps, struct sym_cache *c, struct sym_proc *p)
 	ps->count--;
 	free_maps(p, c);
 	sym_perfmap_free(p->perfmap);
+	sym_python_free(p->python);
 	free(p);
 }
 

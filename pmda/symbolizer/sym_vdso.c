@@ -13,19 +13,10 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 #include "sym_internal.h"
+#include "lib/hash.h"
 
 #define VDSO_MAX	(1u << 20)
 #define VDSO_DEV	((dev_t)-1)	/* no filesystem has this device number */
-
-static uint64_t
-image_hash(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
 
 static char *
 read_process_image(pid_t pid, uint64_t start, size_t len)
@@ -95,7 +86,7 @@ sym_vdso_load(pid_t pid, uint64_t start, uint64_t end, struct sym_cache *c,
 		cnt->proc_errors++;
 		return NULL;
 	}
-	h = image_hash((unsigned char *)image, len);
+	h = hash_stable64((unsigned char *)image, len);
 	if ((e = sym_cache_get(c, VDSO_DEV, (ino_t)h, NULL)) != NULL) {
 		cnt->cache_hits++;
 	} else if ((e = sym_elf_load_mem(image, len)) != NULL) {

@@ -14,10 +14,11 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sym_internal.h"
+#include "sym_python.h"
+#include "lib/clock.h"
 
 #define KALLSYMS_RELOAD_GENS	30	/* retry kallsyms on a miss this often */
 #define YOUNG_MAX		256	/* exec'd processes whose maps we re-read */
@@ -53,6 +54,7 @@ struct symbolizer {
 	struct sym_procs *procs;
 	struct sym_debuginfod *debuginfod;	/* NULL until set up */
 	struct sym_counters cnt;
+	struct symbolizer_python_stats python;
 	struct young	young[YOUNG_MAX];	/* just exec'd: maps still growing */
 	int		nyoung;
 };
@@ -240,6 +242,11 @@ name_file_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 		return;
 	}
 	put_module(s, buf, len, m->path);	/* "[/path]", or "[vdso]" as is */
+	if (e != NULL && m->kind == SYM_MAP_FILE && e->debug_gen != s->gen) {
+		char root[64];
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)p->pid);
+		sym_debug_note_miss(e, root, s->gen);	/* a -dbgsym installed since */
+	}
 	sym_debuginfod_note_miss(s->debuginfod, e, s->gen);	/* named from a later interval */
 }
 
@@ -274,6 +281,46 @@ name_anon_frame(struct symbolizer *s, struct sym_proc *p, struct sym_map *m,
 static void trim(struct symbolizer *s);
 static void refresh_young(struct symbolizer *s, uint64_t now);
 
+static void
+put_python_unknown(struct symbolizer *s, char *buf, size_t len)
+{
+	s->cnt.misses++;
+	s->python.unnamed++;
+	snprintf(buf, len, "[unknown] [python]");
+}
+
+/* A Python frame (SP_INTERP_TAG): named from its code object. */
+static void
+name_python_frame(struct symbolizer *s, struct sym_proc *p, uint64_t ip, char *buf, size_t len)
+{
+	size_t before = sym_python_bytes(p->python);
+
+	if (!sym_python_name(p, ip, buf, len, &s->python))
+		s->cnt.misses++;
+	sym_procs_add_bytes(s->procs, p, (ssize_t)sym_python_bytes(p->python) - (ssize_t)before);
+}
+
+int
+symbolizer_python_record(struct symbolizer *s, pid_t tgid, struct sp_python_proc *rec)
+{
+	struct sym_proc *p = proc_for(s, tgid);
+	size_t before;
+	int err;
+
+	if (!p)
+		return -ESRCH;
+	before = sym_python_bytes(p->python);
+	err = sym_python_detect(p, rec, &s->python);
+	sym_procs_add_bytes(s->procs, p, (ssize_t)sym_python_bytes(p->python) - (ssize_t)before);
+	return err;
+}
+
+void
+symbolizer_python_stats(const struct symbolizer *s, struct symbolizer_python_stats *st)
+{
+	*st = s->python;
+}
+
 bool
 symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len)
 {
@@ -282,7 +329,15 @@ symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t 
 	bool code = true;
 
 	s->cnt.user_lookups++;
-	if ((p = proc_for(s, tgid)) == NULL) {
+	p = proc_for(s, tgid);
+	if (ip & SP_INTERP_TAG) {
+		if (p)
+			name_python_frame(s, p, ip, buf, len);
+		else
+			put_python_unknown(s, buf, len);
+		goto out;
+	}
+	if (p == NULL) {
 		put_unknown(s, buf, len, ip);
 		goto out;
 	}
@@ -325,7 +380,7 @@ symbolizer_note_process(struct symbolizer *s, pid_t tgid)
 	struct sym_ident now;
 
 	if (s->nyoung > 0)
-		refresh_young(s, sym_mono_ns());
+		refresh_young(s, clock_mono_ns());
 	/* at most one /proc read per process and generation */
 	if (p && p->checked_gen == s->gen)
 		return;
@@ -432,15 +487,6 @@ symbolizer_read_vdso(struct symbolizer *s, pid_t tgid, const struct symbolizer_m
 	return 0;
 }
 
-uint64_t
-sym_mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + t.tv_nsec;
-}
-
 /* Re-read the maps of young processes that are due; forget finished ones. */
 static void
 refresh_young(struct symbolizer *s, uint64_t now)
@@ -474,7 +520,7 @@ void
 symbolizer_tick(struct symbolizer *s)
 {
 	if (s->nyoung > 0)
-		refresh_young(s, sym_mono_ns());
+		refresh_young(s, clock_mono_ns());
 	if (s->need_trim)
 		trim(s);
 }
@@ -486,7 +532,7 @@ symbolizer_timeout_ms(const struct symbolizer *s)
 
 	if (s->nyoung == 0)
 		return -1;
-	now = sym_mono_ns();
+	now = clock_mono_ns();
 	for (int i = 0; i < s->nyoung; i++) {
 		uint64_t due = s->young[i].exec_ns + young_after_ns[s->young[i].tries];
 		if (due < next)
@@ -498,7 +544,7 @@ symbolizer_timeout_ms(const struct symbolizer *s)
 void
 symbolizer_note_exec(struct symbolizer *s, pid_t tgid)
 {
-	uint64_t now = sym_mono_ns();
+	uint64_t now = clock_mono_ns();
 	struct sym_proc *p;
 
 	if (s->nyoung > 0)
@@ -541,9 +587,9 @@ symbolizer_collect(struct symbolizer *s)
 	struct sym_proc *p, *next;
 
 	if (s->nyoung > 0)
-		refresh_young(s, sym_mono_ns());
+		refresh_young(s, clock_mono_ns());
 	/* between drains: names from fetched debug files start with the next */
-	if (sym_debuginfod_apply(s->debuginfod, s->cache) > 0)
+	if (sym_debug_apply(s->cache) + sym_debuginfod_apply(s->debuginfod, s->cache) > 0)
 		s->need_trim = true;
 	s->gen++;
 	for (p = sym_procs_oldest(s->procs); p; p = next) {
@@ -565,7 +611,7 @@ symbolizer_collect(struct symbolizer *s)
 	/* the byte bound alone would keep the tables of every binary seen
 	 * since start, e.g. a browser's after it exited: memory should follow
 	 * the processes running now */
-	if (sym_cache_expire(s->cache, sym_mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
+	if (sym_cache_expire(s->cache, clock_mono_ns(), s->idle_ns, &s->cnt.cache_evictions) > 0)
 		malloc_trim(0);		/* large tables were mmap'ed; the rest is heap */
 	trim(s);
 }

@@ -74,6 +74,27 @@ void symbolize_kernel(struct symbolizer *s, uint64_t ip, char *buf, size_t len);
  * may be stale) and none holds ip: the address is not code. */
 bool symbolize_user(struct symbolizer *s, pid_t tgid, uint64_t ip, char *buf, size_t len);
 
+/*
+ * CPython (docs/design.md "Interpreter frames").  A user stack entry with
+ * SP_INTERP_TAG set is a Python frame, named "qualname (filename)" by
+ * symbolize_user from the code object in the process's memory, or
+ * "[unknown] [python]".  symbolizer_python_record finds and checks the
+ * interpreter of tgid for the BPF walker: 0 with *rec filled; -ENOENT not
+ * CPython; -EAGAIN still starting (ask again); -ENOTSUP a CPython that
+ * cannot be read safely (counted); -ESRCH gone.
+ */
+struct sp_python_proc;
+int symbolizer_python_record(struct symbolizer *s, pid_t tgid, struct sp_python_proc *rec);
+struct symbolizer_python_stats {
+	uint64_t	processes;	/* CPython processes given to the walker */
+	uint64_t	unsupported;	/* CPython processes it cannot read safely */
+	uint64_t	names;		/* Python frames named */
+	uint64_t	cache_hits;	/* of which from the code-object cache */
+	uint64_t	cache_stale;	/* cached names refused: the object changed */
+	uint64_t	unnamed;	/* Python frames named "[unknown] [python]" */
+};
+void symbolizer_python_stats(const struct symbolizer *s, struct symbolizer_python_stats *st);
+
 /* A process was seen (e.g. in a drained stack): capture its maps now, while
  * /proc/PID exists, or notice that its PID now runs another image.  Cheap
  * when already known: at most one /proc read per process per collect. */
@@ -165,5 +186,9 @@ void symbolizer_set_kallsyms(struct symbolizer *s, const char *path);
 
 /* Make an arbitrary name safe as one folded frame, in place. */
 void frame_name_sanitize(char *name);
+
+/* The symbolizer's stats (sym_stats.c), over struct symbolizer_stats. */
+struct stat_table;
+extern const struct stat_table symbolizer_stat_table;
 
 #endif /* SYMBOLIZE_H */

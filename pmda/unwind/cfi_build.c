@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include "cfi_internal.h"
+#include "lib/clock.h"
 
 /*
  * Bound on the CFI bytes libdw may interpret for one file (~1.4 s here).
@@ -283,15 +284,6 @@ nomem:
 	return -1;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
 static int
 build(Elf *elf, int debug_fd, size_t rows_max, struct unwind_table *t,
       struct unwind_build_stats *st, char *err, size_t errlen)
@@ -300,7 +292,7 @@ build(Elf *elf, int debug_fd, size_t rows_max, struct unwind_table *t,
 	struct cfi_input in;
 	struct cfi_fde_list l = { 0 };
 	struct walk w = { 0 };
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_mono_ns();
 	int r = -1;
 
 	if (st == NULL)
@@ -330,7 +322,7 @@ build(Elf *elf, int debug_fd, size_t rows_max, struct unwind_table *t,
 	} else {
 		unwind_table_free(&w.b.t);
 	}
-	st->build_ns = now_ns() - t0;
+	st->build_ns = clock_mono_ns() - t0;
 	return r;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cfi_internal.h"
+#include "lib/array.h"
 
 /* What an FDE needs from its CIE; one is remembered, as most FDEs share it. */
 struct cie_info {
@@ -112,15 +113,8 @@ list_push(struct cfi_fde_list *l, size_t *cap, const struct cfi_fde *f)
 {
 	if (f->end == f->start)		/* covers nothing; libdw ignores it too */
 		return true;
-	if (l->n == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 256;
-		struct cfi_fde *v = realloc(l->v, ncap * sizeof(*v));
-
-		if (v == NULL)
-			return false;
-		l->v = v;
-		*cap = ncap;
-	}
+	if (array_reserve(&l->v, cap, l->n + 1) < 0)
+		return false;
 	l->v[l->n++] = *f;
 	return true;
 }

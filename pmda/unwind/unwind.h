@@ -70,6 +70,10 @@ struct unwind_config {
 	 * through one; until then its frames step by frame pointer.  Files of
 	 * processes that come and go within an interval are never built. */
 	bool		defer_builds;
+	/* The clock of idle times, back-offs and retries (NULL:
+	 * clock_mono_ns): a test drives it by hand, so what it checks does not
+	 * hang on how fast a loaded host runs it. */
+	uint64_t	(*clock_ns)(void);
 };
 
 struct unwind_stats {
@@ -135,6 +139,10 @@ bool unwind_process_retry_due(struct unwind_cache *c, pid_t tgid);
  * kernel drops it by itself when the process exits). */
 void unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too);
 bool unwind_process_known(const struct unwind_cache *c, pid_t tgid);
+/* A drain met tgid: unwind_process_known, and tgid's tables count as in
+ * use.  A process no drain has met for the idle time gives up its tables
+ * when another needs the rows; met again, it is described again. */
+bool unwind_process_seen(struct unwind_cache *c, pid_t tgid);
 /* Once per drain: forget processes that no longer exist (a lost exit
  * event), unload tables no process has mapped for the idle time, queue
  * deferred files a process still maps. */
@@ -144,5 +152,9 @@ void unwind_cache_collect(struct unwind_cache *c);
 void unwind_cache_kernel_reset(struct unwind_cache *c);
 
 void unwind_cache_stats(const struct unwind_cache *c, struct unwind_stats *st);
+
+/* The cache's stats (unwind_stats.c), over struct unwind_stats. */
+struct stat_table;
+extern const struct stat_table unwind_stat_table;
 
 #endif /* UNWIND_H */

@@ -2,7 +2,8 @@
  * unwind_internal.h - what the table cache's files share (unwind.h is the
  * public face):
  *
- *   unwind_cache.c    files by identity, loading into the kernel, eviction
+ *   unwind_cache.c    the cache: loading into the kernel, eviction, polls
+ *   unwind_files.c    files by identity and by inode, their builds queued
  *   unwind_procs.c    processes: their mappings -> the kernel's arrays
  *   unwind_layout.c   a file's PT_LOAD layout (libelf); its identity is
  *                     unwind_file_id() of the compiler's files
@@ -16,6 +17,7 @@
 #include <pthread.h>
 #include "unwind.h"
 #include "unwind_table.h"
+#include "lib/hash_chain.h"
 
 /* ---- layout (unwind_layout.c) ---- */
 struct uload {				/* a PT_LOAD segment */
@@ -39,7 +41,7 @@ void unwind_image_id(const void *image, size_t len, char *id, size_t idlen);
 bool unwind_mapping_bias(const struct ulayout *l, uint64_t start, uint64_t pgoff, uint64_t *bias);
 void unwind_layout_free(struct ulayout *l);
 
-/* ---- one file's table (unwind_cache.c) ---- */
+/* ---- one file's table (unwind_files.c) ---- */
 enum ufile_state {
 	UF_DEFERRED,			/* seen in one drain only: built if seen in a second */
 	UF_QUEUED,			/* handed to the worker */
@@ -64,7 +66,7 @@ struct ufile {
 	int		refs;		/* mappings of processes we track */
 	uint64_t	idle_since;	/* refs fell to 0 then (LRU order of eviction) */
 	uint64_t	evicted_at;	/* UF_EVICTED since */
-	struct ufile	*hnext;		/* identity hash chain */
+	struct hash_link link;		/* in by_id, unless an orphan */
 	struct ufile	*prev, *next;	/* all files */
 };
 
@@ -114,18 +116,16 @@ struct uproc {
 	size_t		n;
 	uint64_t	retry_at;	/* SP_EVENT_RETRY is not acted on before */
 	uint64_t	retry_gap;	/* ... and its back-off (0: no mapping marked) */
-	struct uproc	*hnext;
+	uint64_t	seen_at;	/* last described, or met in a drain */
+	struct hash_link link;		/* in procs, by tgid */
 };
 
 struct uinode {
 	uint64_t	dev, ino;
 	struct ufile	*file;
 	int		refs;
-	struct uinode	*hnext;
+	struct hash_link link;		/* in by_inode */
 };
-
-#define UPROC_BUCKETS	1024
-#define UFILE_BUCKETS	1024
 
 struct unwind_cache {
 	const struct unwind_kernel_ops *kops;
@@ -133,6 +133,7 @@ struct unwind_cache {
 	const struct unwind_source_ops *sops;
 	void		*sarg;
 	uint64_t	idle_ns, backoff_ns;
+	uint64_t	(*now)(void);	/* config's clock_ns, or clock_mono_ns */
 	bool		defer_builds;
 	uint64_t	drains;		/* unwind_cache_collect calls */
 	uint32_t	max_table_rows;	/* kernel rows / UNWIND_TABLE_SHARE; 0: no bound */
@@ -140,19 +141,23 @@ struct unwind_cache {
 	struct uworker	*worker;
 	int		fd;
 	struct ufile	*files;		/* all of them, newest first */
-	struct ufile	*by_id[UFILE_BUCKETS];
-	struct uinode	*by_inode[UFILE_BUCKETS];
-	struct uproc	*procs[UPROC_BUCKETS];
+	struct hash_chain by_id;	/* files by identity */
+	struct hash_chain by_inode;	/* files by (dev, ino) of a mapping */
+	struct hash_chain procs;	/* by tgid */
 	struct unwind_stats st;
 };
 
-/* unwind_cache.c */
+/* unwind_files.c */
 /* The file behind mapping m of tgid, taking one reference (and one on its
  * inode entry, in *inode); NULL when it has none we can use. */
 struct ufile *unwind_file_get(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *m,
 			      struct uinode **inode);
 void unwind_file_put(struct unwind_cache *c, struct ufile *f, struct uinode *inode);
-uint64_t unwind_now_ns(void);
+/* f was deferred: queue its build now that it was mapped in a second
+ * drain (a mapping gave it an fd). */
+void unwind_file_build_deferred(struct unwind_cache *c, struct ufile *f);
+/* Forget f (its table is no longer in the kernel, no job refers to it). */
+void unwind_file_free(struct unwind_cache *c, struct ufile *f);
 
 /* unwind_procs.c */
 /* Give tgid's array to the kernel as its files stand now. */
@@ -161,6 +166,9 @@ void unwind_procs_push(struct unwind_cache *c, struct uproc *p);
 void unwind_procs_push_dirty(struct unwind_cache *c);
 /* Forget processes that no longer exist. */
 void unwind_procs_collect(struct unwind_cache *c);
+/* Forget the processes no drain has met for the idle time (their arrays
+ * too); how many. */
+size_t unwind_procs_forget_unseen(struct unwind_cache *c);
 void unwind_procs_free_all(struct unwind_cache *c);
 size_t unwind_procs_bytes(const struct unwind_cache *c);
 

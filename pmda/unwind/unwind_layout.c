@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unwind_internal.h"
+#include "lib/hash.h"
 
 static int
 read_layout(Elf *elf, struct ulayout *l)
@@ -67,13 +68,9 @@ unwind_layout_free(struct ulayout *l)
 void
 unwind_image_id(const void *image, size_t len, char *id, size_t idlen)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
 	if (unwind_file_id_mem(image, len, id, idlen) == 0)
 		return;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ ((const uint8_t *)image)[i]) * 0x100000001b3ull;
-	snprintf(id, idlen, "image:%016llx:%zu", (unsigned long long)h, len);
+	snprintf(id, idlen, "image:%016llx:%zu", (unsigned long long)hash_stable64(image, len), len);
 }
 /*
  * A mapping at start maps file offset pgoff (page-aligned); the segment

@@ -15,15 +15,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unwind_internal.h"
+#include "lib/hash.h"
+#include "lib/hash_chain.h"
 
-static struct uproc **
-proc_slot(struct unwind_cache *c, pid_t tgid)
+static uint64_t
+tgid_hash(pid_t tgid)
 {
-	struct uproc **pp = &c->procs[(unsigned)tgid % UPROC_BUCKETS];
+	return hash_mix((uint64_t)(uint32_t)tgid);
+}
 
-	while (*pp && (*pp)->tgid != tgid)
-		pp = &(*pp)->hnext;
-	return pp;
+static struct uproc *
+find_proc(const struct unwind_cache *c, pid_t tgid)
+{
+	for (struct hash_link *l = hash_chain_first(&c->procs, tgid_hash(tgid)); l;
+	     l = hash_chain_next(l)) {
+		struct uproc *p = hash_chain_entry(l, struct uproc, link);
+
+		if (p->tgid == tgid)
+			return p;
+	}
+	return NULL;
+}
+
+static struct uproc *
+proc_of(const struct hash_link *l)
+{
+	return hash_chain_entry(l, struct uproc, link);
 }
 
 static void
@@ -94,8 +111,10 @@ unwind_procs_push(struct unwind_cache *c, struct uproc *p)
 void
 unwind_procs_push_dirty(struct unwind_cache *c)
 {
-	for (unsigned b = 0; b < UPROC_BUCKETS; b++) {
-		for (struct uproc *p = c->procs[b]; p; p = p->hnext) {
+	for (size_t b = 0; b <= c->procs.mask; b++) {
+		for (struct hash_link *l = hash_chain_bucket(&c->procs, b); l; l = l->next) {
+			struct uproc *p = proc_of(l);
+
 			for (size_t i = 0; i < p->n; i++) {
 				if (p->maps[i].file && p->maps[i].file->dirty) {
 					unwind_procs_push(c, p);
@@ -120,7 +139,7 @@ sorted(const struct unwind_mapping *maps, size_t n)
 int
 unwind_process_set(struct unwind_cache *c, pid_t tgid, const struct unwind_mapping *maps, size_t n)
 {
-	struct uproc **pp = proc_slot(c, tgid), *p = *pp;
+	struct uproc *p = find_proc(c, tgid);
 	struct upmap *pm;
 
 	if (tgid <= 0 || !sorted(maps, n))
@@ -133,8 +152,7 @@ unwind_process_set(struct unwind_cache *c, pid_t tgid, const struct unwind_mappi
 			return -ENOMEM;
 		}
 		p->tgid = tgid;
-		p->hnext = *pp;
-		*pp = p;
+		hash_chain_add(&c->procs, &p->link, tgid_hash(tgid));
 		c->st.processes++;
 	}
 	/* new references first: files the process keeps stay loaded */
@@ -148,16 +166,15 @@ unwind_process_set(struct unwind_cache *c, pid_t tgid, const struct unwind_mappi
 	release_maps(c, p->maps, p->n);
 	p->maps = pm;
 	p->n = n;
+	p->seen_at = c->now();
 	unwind_procs_push(c, p);
 	return 0;
 }
 
 static void
-drop(struct unwind_cache *c, struct uproc **pp)
+drop(struct unwind_cache *c, struct uproc *p)
 {
-	struct uproc *p = *pp;
-
-	*pp = p->hnext;
+	hash_chain_remove(&c->procs, &p->link);
 	release_maps(c, p->maps, p->n);
 	free(p);
 	c->st.processes--;
@@ -166,13 +183,13 @@ drop(struct unwind_cache *c, struct uproc **pp)
 void
 unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too)
 {
-	struct uproc **pp = proc_slot(c, tgid);
+	struct uproc *p = find_proc(c, tgid);
 
-	if (!*pp)
+	if (!p)
 		return;
 	if (kernel_too)
 		c->kops->process_remove(c->karg, tgid);
-	drop(c, pp);
+	drop(c, p);
 }
 
 #define RETRY_GAP_MIN_NS	1000000000ull
@@ -181,8 +198,8 @@ unwind_process_forget(struct unwind_cache *c, pid_t tgid, bool kernel_too)
 bool
 unwind_process_retry_due(struct unwind_cache *c, pid_t tgid)
 {
-	struct uproc *p = *proc_slot(c, tgid);
-	uint64_t now = unwind_now_ns();
+	struct uproc *p = find_proc(c, tgid);
+	uint64_t now = c->now();
 
 	if (!p || now < p->retry_at)
 		return false;
@@ -196,10 +213,42 @@ unwind_process_retry_due(struct unwind_cache *c, pid_t tgid)
 bool
 unwind_process_known(const struct unwind_cache *c, pid_t tgid)
 {
-	for (const struct uproc *p = c->procs[(unsigned)tgid % UPROC_BUCKETS]; p; p = p->hnext)
-		if (p->tgid == tgid)
-			return true;
-	return false;
+	return find_proc(c, tgid) != NULL;
+}
+
+bool
+unwind_process_seen(struct unwind_cache *c, pid_t tgid)
+{
+	struct uproc *p = find_proc(c, tgid);
+
+	if (p)
+		p->seen_at = c->now();
+	return p != NULL;
+}
+
+/* Long-lived processes that are no longer sampled (the process filter
+ * narrowed, a daemon gone quiet) would otherwise hold their tables for
+ * life, and a full row array would keep every new process's out. */
+size_t
+unwind_procs_forget_unseen(struct unwind_cache *c)
+{
+	uint64_t now = c->now();
+	struct hash_link *l, *next;
+	size_t n = 0;
+
+	for (size_t b = 0; b <= c->procs.mask; b++) {
+		for (l = hash_chain_bucket(&c->procs, b); l; l = next) {
+			struct uproc *p = proc_of(l);
+
+			next = l->next;
+			if (now - p->seen_at < c->idle_ns)
+				continue;
+			c->kops->process_remove(c->karg, p->tgid);
+			drop(c, p);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Exit events can be lost (ring buffer full): processes that are gone
@@ -207,15 +256,14 @@ unwind_process_known(const struct unwind_cache *c, pid_t tgid)
 void
 unwind_procs_collect(struct unwind_cache *c)
 {
-	for (unsigned b = 0; b < UPROC_BUCKETS; b++) {
-		struct uproc **pp = &c->procs[b];
+	struct hash_link *l, *next;
 
-		while (*pp) {
-			if (kill((*pp)->tgid, 0) < 0 && errno == ESRCH) {
-				c->kops->process_remove(c->karg, (*pp)->tgid);
-				drop(c, pp);
-			} else {
-				pp = &(*pp)->hnext;
+	for (size_t b = 0; b <= c->procs.mask; b++) {
+		for (l = hash_chain_bucket(&c->procs, b); l; l = next) {
+			next = l->next;
+			if (kill(proc_of(l)->tgid, 0) < 0 && errno == ESRCH) {
+				c->kops->process_remove(c->karg, proc_of(l)->tgid);
+				drop(c, proc_of(l));
 			}
 		}
 	}
@@ -224,9 +272,9 @@ unwind_procs_collect(struct unwind_cache *c)
 void
 unwind_procs_free_all(struct unwind_cache *c)
 {
-	for (unsigned b = 0; b < UPROC_BUCKETS; b++)
-		while (c->procs[b])
-			drop(c, &c->procs[b]);
+	for (size_t b = 0; b <= c->procs.mask; b++)
+		while (hash_chain_bucket(&c->procs, b))
+			drop(c, proc_of(hash_chain_bucket(&c->procs, b)));
 }
 
 size_t
@@ -234,8 +282,8 @@ unwind_procs_bytes(const struct unwind_cache *c)
 {
 	size_t bytes = 0;
 
-	for (unsigned b = 0; b < UPROC_BUCKETS; b++)
-		for (const struct uproc *p = c->procs[b]; p; p = p->hnext)
-			bytes += sizeof(*p) + p->n * sizeof(*p->maps);
+	for (size_t b = 0; b <= c->procs.mask; b++)
+		for (const struct hash_link *l = hash_chain_bucket(&c->procs, b); l; l = l->next)
+			bytes += sizeof(struct uproc) + proc_of(l)->n * sizeof(struct upmap);
 	return bytes;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cfi_internal.h"
+#include "lib/array.h"
 
 static bool
 same_rule(const struct unwind_row *a, const struct unwind_row *b)
@@ -27,15 +28,8 @@ unwind_builder_add(struct unwind_builder *b, const struct unwind_row *row)
 	}
 	if (last && same_rule(last, row))
 		return true;
-	if (t->nrows == b->cap) {
-		size_t ncap = b->cap ? 2 * b->cap : 1024;
-		struct unwind_row *rows = realloc(t->rows, ncap * sizeof(*rows));
-
-		if (rows == NULL)
-			return false;
-		t->rows = rows;
-		b->cap = ncap;
-	}
+	if (array_reserve(&t->rows, &b->cap, t->nrows + 1) < 0)
+		return false;
 	t->rows[t->nrows++] = *row;
 	return true;
 }

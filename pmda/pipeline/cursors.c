@@ -1,9 +1,11 @@
 /*
  * cursors.c - clients' places in a numbered queue (see cursors.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cursors.h"
+#include "lib/array.h"
 
 struct cursor *
 cursors_get(struct cursors *cs, int context, bool create)
@@ -11,14 +13,12 @@ cursors_get(struct cursors *cs, int context, bool create)
 	if (context < 0)
 		return NULL;
 	if (context >= cs->n) {
-		int		n = context + 16;
-		struct cursor	*v;
+		size_t	cap = (size_t)cs->n;	/* every slot allocated is zeroed, so in use */
 
-		if (!create || (v = realloc(cs->v, n * sizeof(*v))) == NULL)
+		if (!create || array_reserve(&cs->v, &cap, (size_t)context + 1) < 0 || cap > INT_MAX)
 			return NULL;
-		memset(v + cs->n, 0, (n - cs->n) * sizeof(*v));
-		cs->v = v;
-		cs->n = n;
+		memset(cs->v + cs->n, 0, (cap - (size_t)cs->n) * sizeof(*cs->v));
+		cs->n = (int)cap;
 	}
 	return &cs->v[context];
 }

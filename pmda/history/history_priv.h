@@ -19,20 +19,20 @@
 #include <stddef.h>
 #include <sys/time.h>
 #include <time.h>
-#include "cursors.h"
+#include "pipeline/cursors.h"
 #include "history.h"
+#include "lib/hash_chain.h"
 
 #define HISTORY_FORGET_S	600
 #define HISTORY_MAX_ENTRIES	200000	/* per dictionary: beyond, forget the oldest unused */
 #define HISTORY_SLOTS		64	/* clients told definitions; others get every one */
 
 struct hist_entry {
-	struct hist_entry *hnext;		/* hash chain */
+	struct hash_link link;			/* in its dictionary's index */
 	struct hist_entry *newer, *older;	/* use order, newest at the head */
 	uint64_t	id;
 	uint64_t	told;			/* bit per client slot */
 	uint64_t	written;		/* serial of the last text defining it */
-	uint32_t	hash;
 	unsigned	refs;			/* batch items (stacks) holding it */
 	time_t		used;			/* last drain that added it */
 	struct hist_entry **parts;		/* a stack's frames, root first;
@@ -43,8 +43,7 @@ struct hist_entry {
 };
 
 struct hist_dict {
-	struct hist_entry **bucket;
-	size_t		nbuckets, n;
+	struct hash_chain index;		/* by key; index.count entries */
 	struct hist_entry *newest, *oldest;
 	uint64_t	next_id;
 };
@@ -100,6 +99,7 @@ struct history {
 	struct cursors	clients;	/* slot: bit in hist_entry.told, or -1 */
 	uint64_t	slots;		/* bit per client slot in use */
 	uint64_t	serial;		/* texts written */
+	unsigned	keyframe_s;	/* 0: no keyframes */
 	struct hist_item *merged;
 	size_t		mergecap;
 	struct hist_entry **defs;		/* stacks a text defines */

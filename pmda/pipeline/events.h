@@ -49,11 +49,18 @@ int events_fetch(struct event_queue *q, int context, pmAtomValue *atom);
 void events_client_start(struct event_queue *q, int context);
 void events_client_end(struct event_queue *q, int context);
 
-/* Queue figures for stackprof.stats.events.* (PMDA_FETCH_* codes). */
-int events_stat_records(const struct event_queue *q, pmAtomValue *atom);
-int events_stat_bytes(const struct event_queue *q, pmAtomValue *atom);
-int events_stat_memory(const struct event_queue *q, pmAtomValue *atom);
-int events_stat_clients(const struct event_queue *q, pmAtomValue *atom);
-int events_stat_dropped(const struct event_queue *q, pmAtomValue *atom);
+/* The queue's figures (events_stats.c serves them). */
+struct event_stats {
+	uint64_t	records;	/* appended; wraps at 2^32 (a U32 counter) */
+	uint64_t	bytes;		/* appended */
+	uint64_t	queued_bytes;	/* held for clients now */
+	uint64_t	clients;	/* contexts with a cursor now */
+	uint64_t	dropped;	/* freed before some client saw them */
+};
+void events_get_stats(const struct event_queue *q, struct event_stats *st);
+
+/* The queue's stats (events_stats.c), over struct event_stats. */
+struct stat_table;
+extern const struct stat_table events_stat_table;
 
 #endif /* EVENTS_H */

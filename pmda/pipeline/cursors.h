@@ -10,11 +10,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 struct cursor {
 	bool		active;		/* fetched since it started, not ended */
 	int		slot;		/* the history's definition slot, or -1 */
 	uint64_t	next_seq;	/* first item this client has not seen */
+	bool		keyed;		/* the history's: a keyframe was sent, */
+	time_t		keyed_at;	/* at this drain's now */
 };
 
 struct cursors {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "history_priv.h"
+#include "lib/array.h"
 
 static void
 text_printf(struct text *t, const char *fmt, ...)
@@ -34,17 +35,10 @@ text_printf(struct text *t, const char *fmt, ...)
 		}
 		if ((size_t)n < t->cap - t->len)
 			break;
-		size_t	cap = t->cap * 2;
-		char	*p;
-
-		while (cap < t->len + (size_t)n + 1)
-			cap *= 2;
-		if ((p = realloc(t->p, cap)) == NULL) {
+		if (array_reserve(&t->p, &t->cap, t->len + (size_t)n + 1) < 0) {
 			t->failed = true;
 			return;
 		}
-		t->p = p;
-		t->cap = cap;
 	}
 	t->len += (size_t)n;
 }
@@ -60,6 +54,7 @@ client_start(struct history *h, struct cursor *c)
 
 	c->active = true;
 	c->slot = -1;
+	c->keyed = false;
 	c->next_seq = h->next_seq;
 	for (i = 0; i < HISTORY_SLOTS; i++)
 		if (!(h->slots & (UINT64_C(1) << i))) {
@@ -67,6 +62,15 @@ client_start(struct history *h, struct cursor *c)
 			c->slot = i;
 			break;
 		}
+}
+
+/* Slot forgets it was told anything: its next text defines what it uses. */
+static void
+untell(struct history *h, int slot)
+{
+	hist_dict_untell(&h->threads, slot);
+	hist_dict_untell(&h->frames, slot);
+	hist_dict_untell(&h->stacks, slot);
 }
 
 void
@@ -77,9 +81,7 @@ history_client_end(struct history *h, int context)
 	if (c == NULL || !c->active)
 		return;
 	if (c->slot >= 0) {
-		hist_dict_untell(&h->threads, c->slot);
-		hist_dict_untell(&h->frames, c->slot);
-		hist_dict_untell(&h->stacks, c->slot);
+		untell(h, c->slot);
 		h->slots &= ~(UINT64_C(1) << c->slot);
 	}
 	c->active = false;
@@ -115,15 +117,8 @@ collect(struct history *h, const struct cursor *c, const struct hist_batch **fir
 			*first = b;
 		if (*last != NULL && n + b->n > HISTORY_FETCH_ITEMS)
 			break;	/* the rest next time */
-		if (n + b->n > h->mergecap) {
-			size_t			cap = (n + b->n) * 2;
-			struct hist_item	*v = realloc(h->merged, cap * sizeof(*v));
-
-			if (v == NULL)
-				return -ENOMEM;
-			h->merged = v;
-			h->mergecap = cap;
-		}
+		if (array_reserve(&h->merged, &h->mergecap, n + b->n) < 0)
+			return -ENOMEM;
 		if (b->n > 0)	/* an empty drain has no items array */
 			memcpy(h->merged + n, b->items, b->n * sizeof(*b->items));
 		n += b->n;
@@ -207,15 +202,9 @@ define_stacks(struct history *h, size_t n, int slot)
 	size_t			k = 0, i;
 	unsigned		same, f;
 
-	if (h->defcap < n) {
-		struct hist_entry	**v = realloc(h->defs, n * sizeof(*v));
-
-		if (v == NULL) {
-			h->text.failed = true;
-			return;
-		}
-		h->defs = v;
-		h->defcap = n;
+	if (array_reserve(&h->defs, &h->defcap, n) < 0) {
+		h->text.failed = true;
+		return;
 	}
 	for (i = 0; i < n; i++) {
 		struct hist_entry	*s = h->merged[i].stack;
@@ -300,8 +289,28 @@ digits(uint64_t v)
 	return n;
 }
 
+/*
+ * Whether c's next text is a keyframe: its first, or keyframe_s after the
+ * one before (a client without a slot is told everything every time).  A
+ * keyframe's ids are all untold first, so it defines every one it uses,
+ * and later texts each id they use first.
+ */
+static bool
+keyframe_due(struct history *h, struct cursor *c)
+{
+	bool	due;
+
+	if (h->keyframe_s == 0)
+		return false;
+	due = c->slot < 0 || !c->keyed || h->now - c->keyed_at >= (time_t)h->keyframe_s;
+	if (due && c->slot >= 0)
+		untell(h, c->slot);
+	return due;
+}
+
 static void
-write_text(struct history *h, const struct cursor *c, size_t n, const struct span *sp)
+write_text(struct history *h, const struct cursor *c, size_t n, const struct span *sp,
+	   bool key)
 {
 	struct text	*t = &h->text;
 	size_t		i;
@@ -313,6 +322,8 @@ write_text(struct history *h, const struct cursor *c, size_t n, const struct spa
 		    (long)sp->last.tv_usec, sp->hz);
 	if (sp->missed)
 		text_printf(t, " missed %" PRIu64, sp->missed);
+	if (key)
+		text_printf(t, " key");
 	text_printf(t, "\n");
 	for (i = 0; i < n; i++)
 		define(h, 't', h->merged[i].thread, c->slot);
@@ -355,6 +366,7 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 	struct span		sp = { 0 };
 	uint64_t		first;
 	ssize_t			n;
+	bool			key;
 
 	*text = NULL;
 	*len = 0;
@@ -381,10 +393,19 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 	}
 	if (n == 0 && sp.missed == 0 && sp.nheat == 0)
 		return 0;
-	write_text(h, c, (size_t)n, &sp);
+	key = keyframe_due(h, c);
+	write_text(h, c, (size_t)n, &sp, key);
 	hist_trim(h);	/* after: the text reads the batches' heat lines */
-	if (h->text.failed)
+	if (h->text.failed) {
+		c->keyed = false;	/* what it was told is lost: start again */
+		if (c->slot >= 0)
+			untell(h, c->slot);
 		return -ENOMEM;
+	}
+	if (key) {
+		c->keyed = true;
+		c->keyed_at = h->now;
+	}
 	*text = h->text.p;
 	*len = h->text.len;
 	h->st.text_bytes += h->text.len;
@@ -395,7 +416,7 @@ void
 history_get_stats(const struct history *h, struct history_stats *st)
 {
 	*st = h->st;
-	st->threads = h->threads.n;
-	st->stacks = h->stacks.n;
+	st->threads = h->threads.index.count;
+	st->stacks = h->stacks.index.count;
 	st->queued_bytes = h->queued_bytes;
 }

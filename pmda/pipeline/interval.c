@@ -6,25 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interval.h"
-
-#define INTERVAL_BUCKETS	4096
+#include "lib/hash.h"
 
 struct interval_stacks {
-	struct interval_stack	*bucket[INTERVAL_BUCKETS];
+	struct hash_chain	index;		/* by (tid, thread, frames) */
 	struct interval_stack	*first, **last;
 };
 
-static unsigned
+static uint64_t
 hash_of(pid_t tid, const char *thread, const char *frames)
 {
-	uint32_t	h = 2166136261u ^ (uint32_t)tid;	/* FNV-1a */
-	const char	*p;
-
-	for (p = thread; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	for (p = frames; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h % INTERVAL_BUCKETS;
+	return hash_bytes(frames, strlen(frames)) ^
+	       hash_mix(hash_bytes(thread, strlen(thread)) + (uint64_t)(uint32_t)tid);
 }
 
 struct interval_stacks *
@@ -32,6 +25,10 @@ interval_new(void)
 {
 	struct interval_stacks	*iv = calloc(1, sizeof(*iv));
 
+	if (iv && hash_chain_init(&iv->index, 0) < 0) {
+		free(iv);
+		return NULL;
+	}
 	if (iv)
 		iv->last = &iv->first;
 	return iv;
@@ -47,7 +44,7 @@ empty(struct interval_stacks *iv)
 		free(st->frames);
 		free(st);
 	}
-	memset(iv->bucket, 0, sizeof(iv->bucket));
+	hash_chain_clear(&iv->index);
 	iv->first = NULL;
 	iv->last = &iv->first;
 }
@@ -58,34 +55,38 @@ interval_free(struct interval_stacks *iv)
 	if (iv == NULL)
 		return;
 	empty(iv);
+	hash_chain_free(&iv->index);
 	free(iv);
 }
 
 int
-interval_add(struct interval_stacks *iv, pid_t pid, pid_t tid,
+interval_add(struct interval_stacks *iv, pid_t pid, unsigned gen, pid_t tid,
 	     const char *process, const char *thread, const char *frames,
 	     uint64_t count)
 {
-	unsigned		b = hash_of(tid, thread, frames);
+	uint64_t		h = hash_of(tid, thread, frames);
 	struct interval_stack	*st;
+	struct hash_link	*l;
 
-	for (st = iv->bucket[b]; st != NULL; st = st->hash_next)
-		if (st->pid == pid && st->tid == tid &&
+	for (l = hash_chain_first(&iv->index, h); l != NULL; l = hash_chain_next(l)) {
+		st = hash_chain_entry(l, struct interval_stack, link);
+		if (st->pid == pid && st->gen == gen && st->tid == tid &&
 		    strcmp(st->thread, thread) == 0 && strcmp(st->frames, frames) == 0) {
 			st->count += count;
 			return 0;
 		}
+	}
 	if ((st = calloc(1, sizeof(*st))) == NULL || (st->frames = strdup(frames)) == NULL) {
 		free(st);
 		return -ENOMEM;
 	}
 	st->pid = pid;
+	st->gen = gen;
 	st->tid = tid;
 	snprintf(st->process, sizeof(st->process), "%s", process);
 	snprintf(st->thread, sizeof(st->thread), "%s", thread);
 	st->count = count;
-	st->hash_next = iv->bucket[b];
-	iv->bucket[b] = st;
+	hash_chain_add(&iv->index, &st->link, h);
 	*iv->last = st;
 	iv->last = &st->order_next;
 	return 0;

@@ -124,7 +124,7 @@ control_parse_regex(const char *text, struct bounded_regex **re, char *why, size
 		*re = NULL;
 		return 0;
 	}
-	if ((r = bounded_regex_compile(text, why, whylen)) == NULL)
+	if ((r = bounded_regex_compile(text, 0, why, whylen)) == NULL)
 		return PM_ERR_BADSTORE;
 	*re = r;
 	return 0;

@@ -14,6 +14,8 @@
 #include <string.h>
 #include "history.h"
 #include "history_priv.h"
+#include "pipeline/lifetime.h"
+#include "lib/array.h"
 
 struct history *
 history_new(history_value_fn value, size_t maxmem)
@@ -53,6 +55,12 @@ batch_free(struct hist_batch *b)
 	free(b->items);
 	free(b->heat);
 	free(b);
+}
+
+void
+history_set_keyframe(struct history *h, unsigned s)
+{
+	h->keyframe_s = s;
 }
 
 void
@@ -119,42 +127,6 @@ copy_clean(char *dst, size_t n, const char *s)
 	dst[i] = '\0';
 }
 
-/* Make *buf (capacity *cap) hold need bytes. */
-static int
-reserve(char **buf, size_t *cap, size_t need)
-{
-	size_t	n = *cap ? *cap : 256;
-	char	*b;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if ((b = realloc(*buf, n)) == NULL)
-		return -ENOMEM;
-	*buf = b;
-	*cap = n;
-	return 0;
-}
-
-/* Room for n + 1 frames in h->parts. */
-static int
-parts_room(struct history *h, size_t n)
-{
-	size_t			cap = h->partscap ? h->partscap : 64;
-	struct hist_entry	**v;
-
-	if (n < h->partscap)
-		return 0;
-	while (cap <= n)
-		cap *= 2;
-	if ((v = realloc(h->parts, cap * sizeof(*v))) == NULL)
-		return -ENOMEM;
-	h->parts = v;
-	h->partscap = cap;
-	return 0;
-}
-
 /* Frame n of a stack, the len bytes at name: its entry into h->parts,
  * its id onto h->skey (*klen bytes so far). */
 static int
@@ -165,7 +137,8 @@ add_frame(struct history *h, const char *name, size_t len, size_t *klen, size_t 
 	char			id[24];
 	int			idlen;
 
-	if (reserve(&h->frame, &h->framecap, len + 1) < 0 || parts_room(h, n) < 0)
+	if (array_reserve(&h->frame, &h->framecap, len + 1) < 0 ||
+	    array_reserve(&h->parts, &h->partscap, n + 1) < 0)
 		return -ENOMEM;
 	memcpy(h->frame, name, len);
 	h->frame[len] = '\0';
@@ -173,7 +146,7 @@ add_frame(struct history *h, const char *name, size_t len, size_t *klen, size_t 
 	if ((f = hist_dict_get(&h->frames, h->frame, h->now, &created)) == NULL)
 		return -ENOMEM;
 	idlen = snprintf(id, sizeof(id), "%s%" PRIu64, n ? "," : "", f->id);
-	if (reserve(&h->skey, &h->skeycap, *klen + (size_t)idlen + 1) < 0)
+	if (array_reserve(&h->skey, &h->skeycap, *klen + (size_t)idlen + 1) < 0)
 		return -ENOMEM;
 	memcpy(h->skey + *klen, id, (size_t)idlen + 1);
 	*klen += (size_t)idlen;
@@ -215,15 +188,8 @@ static int
 batch_push(struct hist_batch *b, struct hist_entry *t, struct hist_entry *s,
 	   uint64_t count, uint64_t value)
 {
-	if (b->n == b->cap) {
-		size_t			cap = b->cap ? b->cap * 2 : 64;
-		struct hist_item	*v = realloc(b->items, cap * sizeof(*v));
-
-		if (v == NULL)
-			return -ENOMEM;
-		b->items = v;
-		b->cap = cap;
-	}
+	if (array_reserve(&b->items, &b->cap, b->n + 1) < 0)
+		return -ENOMEM;
 	b->items[b->n++] = (struct hist_item){ t, s, count, value };
 	t->refs++;
 	s->refs++;
@@ -231,16 +197,17 @@ batch_push(struct hist_batch *b, struct hist_entry *t, struct hist_entry *s,
 }
 
 int
-history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
+history_add(struct history *h, pid_t pid, unsigned gen, pid_t tid, const char *comm,
 	    const char *process, const char *stack, uint64_t count, uint64_t value_us)
 {
-	char			c[32], p[32];
+	char			c[32], p[32], who[LIFETIME_LABEL_LEN];
 	struct hist_entry	*t, *s;
 	bool			created;
 
 	copy_clean(c, sizeof(c), comm);
 	copy_clean(p, sizeof(p), process);
-	snprintf(h->key, sizeof(h->key), "%d %d %s\t%s", (int)pid, (int)tid, c, p);
+	lifetime_label(who, sizeof(who), pid, gen);
+	snprintf(h->key, sizeof(h->key), "%s %d %s\t%s", who, (int)tid, c, p);
 	if (h->building == NULL ||
 	    (t = hist_dict_get(&h->threads, h->key, h->now, &created)) == NULL ||
 	    (s = stack_entry(h, stack)) == NULL || s->parts == NULL ||
@@ -287,14 +254,8 @@ keep_last(struct history *h, const struct hist_batch *b)
 
 	h->last_serial++;
 	h->nlast = 0;
-	if (n > h->lastcap) {
-		struct hist_item	*v = realloc(h->last, n * sizeof(*v));
-
-		if (v == NULL)
-			return;	/* the flame view shows nothing this drain */
-		h->last = v;
-		h->lastcap = n;
-	}
+	if (array_reserve(&h->last, &h->lastcap, n) < 0)
+		return;	/* the flame view shows nothing this drain */
 	if (n > 0)
 		memcpy(h->last, b->items, n * sizeof(*h->last));
 	h->nlast = n;

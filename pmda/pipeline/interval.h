@@ -11,17 +11,20 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "lib/hash_chain.h"
 
 #define INTERVAL_NAME_LEN	17	/* comm plus NUL */
 
 struct interval_stack {
 	pid_t		pid, tid;
+	unsigned	gen;		/* lifetime of pid (lifetime.h) */
 	char		process[INTERVAL_NAME_LEN];
 	char		thread[INTERVAL_NAME_LEN];
 	uint64_t	count;
 	char		*frames;
 	/* private */
-	struct interval_stack *hash_next, *order_next;
+	struct hash_link link;			/* in the interval's index */
+	struct interval_stack *order_next;
 };
 
 struct interval_stacks;
@@ -29,8 +32,9 @@ struct interval_stacks;
 struct interval_stacks *interval_new(void);
 void interval_free(struct interval_stacks *iv);
 
-/* Add count samples of (pid, tid, thread, frames); process names the pid. */
-int interval_add(struct interval_stacks *iv, pid_t pid, pid_t tid,
+/* Add count samples of (lifetime gen of pid, tid, thread, frames); process
+ * names the pid. */
+int interval_add(struct interval_stacks *iv, pid_t pid, unsigned gen, pid_t tid,
 		 const char *process, const char *thread, const char *frames,
 		 uint64_t count);
 

@@ -1,31 +1,21 @@
 /*
  * history_dict.c - thread and stack dictionaries of the history (see
- * history_priv.h): a chained hash by key and a use-ordered list, so that
- * forgetting starts from the least recently used.
+ * history_priv.h): lib's chained hash by key and a use-ordered list, so
+ * that forgetting starts from the least recently used.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "history_priv.h"
-
-static uint32_t
-hash_key(const char *key)
-{
-	uint32_t	h = 2166136261u;	/* FNV-1a */
-
-	for (; *key; key++)
-		h = (h ^ (unsigned char)*key) * 16777619u;
-	return h;
-}
+#include "lib/hash.h"
+#include "lib/hash_chain.h"
 
 int
 hist_dict_init(struct hist_dict *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->nbuckets = 1024;
 	d->next_id = 1;
-	d->bucket = calloc(d->nbuckets, sizeof(*d->bucket));
-	return d->bucket ? 0 : -ENOMEM;
+	return hash_chain_init(&d->index, 0);
 }
 
 void
@@ -39,28 +29,8 @@ hist_dict_free(struct hist_dict *d)
 		free(e->label);
 		free(e);
 	}
-	free(d->bucket);
+	hash_chain_free(&d->index);
 	memset(d, 0, sizeof(*d));
-}
-
-/* Double the buckets when chains grow; on failure keep the old ones. */
-static void
-grow(struct hist_dict *d)
-{
-	size_t			n = d->nbuckets * 2, i;
-	struct hist_entry	**b = calloc(n, sizeof(*b)), *e;
-
-	if (b == NULL)
-		return;
-	for (i = 0; i < d->nbuckets; i++)
-		while ((e = d->bucket[i]) != NULL) {
-			d->bucket[i] = e->hnext;
-			e->hnext = b[e->hash % n];
-			b[e->hash % n] = e;
-		}
-	free(d->bucket);
-	d->bucket = b;
-	d->nbuckets = n;
 }
 
 static void
@@ -88,28 +58,32 @@ link_newest(struct hist_dict *d, struct hist_entry *e)
 	d->newest = e;
 }
 
+static struct hist_entry *
+find(const struct hist_dict *d, const char *key, uint64_t h)
+{
+	for (struct hash_link *l = hash_chain_first(&d->index, h); l; l = hash_chain_next(l)) {
+		struct hist_entry *e = hash_chain_entry(l, struct hist_entry, link);
+
+		if (strcmp(e->key, key) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 struct hist_entry *
 hist_dict_get(struct hist_dict *d, const char *key, time_t now, bool *created)
 {
-	uint32_t		h = hash_key(key);
-	struct hist_entry	*e;
-	size_t			len;
+	size_t			len = strlen(key) + 1;
+	uint64_t		h = hash_bytes(key, len - 1);
+	struct hist_entry	*e = find(d, key, h);
 
-	for (e = d->bucket[h % d->nbuckets]; e != NULL; e = e->hnext)
-		if (e->hash == h && strcmp(e->key, key) == 0)
-			break;
 	*created = e == NULL;
 	if (e == NULL) {
-		len = strlen(key) + 1;
 		if ((e = calloc(1, sizeof(*e) + len)) == NULL)
 			return NULL;
 		memcpy(e->key, key, len);
-		e->hash = h;
 		e->id = d->next_id++;
-		e->hnext = d->bucket[h % d->nbuckets];
-		d->bucket[h % d->nbuckets] = e;
-		if (++d->n > d->nbuckets)
-			grow(d);
+		hash_chain_add(&d->index, &e->link, h);
 	} else
 		unlink_use(d, e);
 	link_newest(d, e);
@@ -120,13 +94,8 @@ hist_dict_get(struct hist_dict *d, const char *key, time_t now, bool *created)
 static void
 remove_entry(struct hist_dict *d, struct hist_entry *e)
 {
-	struct hist_entry	**pp = &d->bucket[e->hash % d->nbuckets];
-
-	while (*pp != e)
-		pp = &(*pp)->hnext;
-	*pp = e->hnext;
+	hash_chain_remove(&d->index, &e->link);
 	unlink_use(d, e);
-	d->n--;
 	while (e->nparts > 0)
 		e->parts[--e->nparts]->refs--;
 	free(e->parts);
@@ -141,7 +110,7 @@ hist_dict_forget(struct hist_dict *d, time_t now)
 
 	for (; e != NULL; e = newer) {
 		newer = e->newer;
-		if ((e->used > now - HISTORY_FORGET_S && d->n <= HISTORY_MAX_ENTRIES) ||
+		if ((e->used > now - HISTORY_FORGET_S && d->index.count <= HISTORY_MAX_ENTRIES) ||
 		    e->used >= now)
 			break;	/* the rest are newer still; this drain's stay */
 		if (e->refs == 0)

@@ -10,7 +10,7 @@
  * ids, so stacks that share frames share their names); a client (pmlogger)
  * is told each definition the first time it meets its id, so an archive
  * holds each frame's name once, and every second only ids and counts.
- * The text format is in docs/design.md ("Data crossing pmcd");
+ * The text format is in docs/design.md ("History value");
  * for example:
  *
  *   drains 1 1733011201.304309 hz 99
@@ -48,15 +48,25 @@ struct history *history_new(history_value_fn value, size_t maxmem);
 void history_free(struct history *h);
 
 /*
+ * Keyframes: every s seconds (of the drains' now; 0: never) a client's
+ * next text defines again every id it uses, as a client's first text
+ * does, and says so ("key" in its header; its first text says it too).
+ * A reader can start at any keyframe instead of at the archive's start.
+ */
+void history_set_keyframe(struct history *h, unsigned s);
+
+/*
  * One drain: begin, add each merged stack, end.  when stamps the drain;
  * now (CLOCK_MONOTONIC seconds) dates the ids it uses, for forgetting
  * those unused for long.  Names must already be
  * sanitized (no control characters); any that slip through are written as
  * '?', so the text always parses.  history_add: 0 or -ENOMEM (the stack
- * is then missing from this drain's batch, counted in the stats).
+ * is then missing from this drain's batch, counted in the stats).  gen is
+ * the lifetime of pid (lifetime.h): a thread is defined as "PID" or
+ * "PID.GEN", so a reused PID's process is another thread and process.
  */
 void history_begin(struct history *h, const struct timeval *when, unsigned hz, time_t now);
-int history_add(struct history *h, pid_t pid, pid_t tid, const char *comm,
+int history_add(struct history *h, pid_t pid, unsigned gen, pid_t tid, const char *comm,
 		const char *process, const char *stack, uint64_t count, uint64_t value_us);
 void history_end(struct history *h);
 /*
@@ -102,5 +112,9 @@ struct history_stats {
 	uint64_t	text_bytes;	/* history text handed to clients */
 };
 void history_get_stats(const struct history *h, struct history_stats *st);
+
+/* The history's stats (history_stats.c), over struct history_stats. */
+struct stat_table;
+extern const struct stat_table history_stat_table;
 
 #endif /* HISTORY_H */

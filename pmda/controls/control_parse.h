@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
-#include "bounded_regex.h"
+#include "lib/bounded_regex.h"
 
 /* Longest text accepted for the regex or the PID list. */
 #define CONTROL_TEXT_MAX	BOUNDED_REGEX_MAX

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "history_priv.h"
+#include "lib/array.h"
 
 void
 hist_flame_free(struct history *h)
@@ -22,17 +23,8 @@ hist_flame_free(struct history *h)
 static int
 line(struct history *h, size_t *len, const char *s, size_t n)
 {
-	size_t	need = *len + n + 6, cap = h->lbufcap ? h->lbufcap : 1024;
-	char	*b;
-
-	if (need > h->lbufcap) {
-		while (cap < need)
-			cap *= 2;
-		if ((b = realloc(h->lbuf, cap)) == NULL)
-			return -ENOMEM;
-		h->lbuf = b;
-		h->lbufcap = cap;
-	}
+	if (array_reserve(&h->lbuf, &h->lbufcap, *len + n + 6) < 0)
+		return -ENOMEM;
 	memcpy(h->lbuf + *len, "    ", 4);
 	memcpy(h->lbuf + *len + 4, s, n);
 	h->lbuf[*len + 4 + n] = '\n';
@@ -46,13 +38,14 @@ static char *
 label_of(struct history *h, const struct hist_entry *t, const struct hist_entry *s)
 {
 	char		who[64];
-	const char	*tab = strchr(t->key, '\t'), *comm;
-	unsigned	pid, tid;
+	const char	*tab = strchr(t->key, '\t'), *comm, *sp = strchr(t->key, ' ');
+	unsigned	tid;
 	size_t		len = 0;
 	int		i, n;
 
-	if (tab == NULL || sscanf(t->key, "%u %u", &pid, &tid) != 2 ||
-	    (comm = strchr(strchr(t->key, ' ') + 1, ' ')) == NULL)
+	/* the key: "PID[.GEN] TID COMM<tab>PROCESS" */
+	if (tab == NULL || sp == NULL || sscanf(sp + 1, "%u", &tid) != 1 ||
+	    (comm = strchr(sp + 1, ' ')) == NULL)
 		return NULL;
 	comm++;
 	if (line(h, &len, "", 0) < 0)
@@ -65,7 +58,7 @@ label_of(struct history *h, const struct hist_entry *t, const struct hist_entry 
 	n = snprintf(who, sizeof(who), "[t] %.*s %u", (int)(tab - comm), comm, tid);
 	if (line(h, &len, who, (size_t)n) < 0)
 		return NULL;
-	n = snprintf(who, sizeof(who), "%s %u", tab + 1, pid);
+	n = snprintf(who, sizeof(who), "%s %.*s", tab + 1, (int)(sp - t->key), t->key);
 	if (line(h, &len, who, (size_t)n) < 0)
 		return NULL;
 	return strdup(h->lbuf);
@@ -113,14 +106,8 @@ history_flame(struct history *h, const struct history_flame **v)
 		return h->nflame;
 	h->flame_serial = h->last_serial;
 	h->nflame = 0;
-	if (h->nlast > h->flamecap) {
-		struct history_flame	*f = realloc(h->flame, h->nlast * sizeof(*f));
-
-		if (f == NULL)
-			return 0;
-		h->flame = f;
-		h->flamecap = h->nlast;
-	}
+	if (array_reserve(&h->flame, &h->flamecap, h->nlast) < 0)
+		return 0;
 	for (i = 0; i < h->nlast; i++) {
 		if ((p = pair_of(h, &h->last[i])) == NULL)
 			continue;	/* out of memory: this one is missing */

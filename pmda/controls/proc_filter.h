@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "bounded_regex.h"
+#include "lib/bounded_regex.h"
 
 struct proc_filter;
 

@@ -13,6 +13,7 @@
 #include <pcp/pmapi.h>
 #include "control_parse.h"
 #include "proc_filter.h"
+#include "lib/array.h"
 
 struct pid_set {
 	pid_t	*v;
@@ -31,15 +32,8 @@ struct proc_filter {
 static int
 pid_set_add(struct pid_set *s, pid_t pid)
 {
-	if (s->n == s->cap) {
-		size_t	cap = s->cap ? s->cap * 2 : 64;
-		pid_t	*v = realloc(s->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (array_reserve(&s->v, &s->cap, s->n + 1) < 0)
+		return -ENOMEM;
 	s->v[s->n++] = pid;
 	return 0;
 }

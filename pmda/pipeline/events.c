@@ -270,37 +270,12 @@ events_client_end(struct event_queue *q, int context)
 	}
 }
 
-int
-events_stat_records(const struct event_queue *q, pmAtomValue *atom)
+void
+events_get_stats(const struct event_queue *q, struct event_stats *st)
 {
-	atom->ul = q->counts.records;
-	return PMDA_FETCH_STATIC;
-}
-
-int
-events_stat_bytes(const struct event_queue *q, pmAtomValue *atom)
-{
-	atom->ull = q->counts.bytes;
-	return PMDA_FETCH_STATIC;
-}
-
-int
-events_stat_memory(const struct event_queue *q, pmAtomValue *atom)
-{
-	atom->ull = q->queued_bytes;
-	return PMDA_FETCH_STATIC;
-}
-
-int
-events_stat_clients(const struct event_queue *q, pmAtomValue *atom)
-{
-	atom->ul = cursors_active(&q->clients);
-	return PMDA_FETCH_STATIC;
-}
-
-int
-events_stat_dropped(const struct event_queue *q, pmAtomValue *atom)
-{
-	atom->ull = q->counts.dropped;
-	return PMDA_FETCH_STATIC;
+	st->records = q->counts.records;
+	st->bytes = q->counts.bytes;
+	st->queued_bytes = q->queued_bytes;
+	st->clients = cursors_active(&q->clients);
+	st->dropped = q->counts.dropped;
 }
