@@ -25,17 +25,24 @@
 #include "common/util.h"
 #include "emit/emit_csp.h"
 #include "emit/emit_export.h"
+#include "emit/view_values.h"
 #include "profile/heatmaps.h"
 #include "profile/select.h"
 #include "publish/sink.h"
 #include "publish/site.h"
 #include "source/source.h"
 
+#ifndef STACKPROF_VERSION	/* GNUmakefile passes git describe's */
+#define STACKPROF_VERSION "unknown"
+#endif
+
 static pmLongOptions longopts[] = {
 	PMAPI_OPTIONS_HEADER("Sources"),
 	PMOPT_HOST,
 	PMOPT_ARCHIVE,
 	{ "input", 1, 'i', "FILE", "read folded stacks from FILE, - for stdin" },
+	{ "series", 1, 0, "URL", "pmproxy's REST (pmseries): the archived history loaded into Redis" },
+	{ "query", 1, 0, "EXPR", "--series: a pmseries expression naming the history series to read" },
 	PMOPT_START,
 	PMOPT_FINISH,
 	PMOPT_ORIGIN,
@@ -51,6 +58,7 @@ static pmLongOptions longopts[] = {
 	{ "total", 0, 0, 0, "host view: Total -> [p] process -> [t] thread -> frames" },
 	{ "multi-instance", 0, 0, 0, "one profile per process" },
 	{ "merge-hosts", 0, 0, 0, "one profile per process name across every host (host \"fleet\")" },
+	{ "lines", 0, 0, 0, "a Python frame per line, with its file and line in pprof and speedscope (default: per function)" },
 	PMAPI_OPTIONS_HEADER("Differential flame graphs"),
 	{ "baseline", 1, 0, "SOURCE", "compare with FILE (folded), archive:PATH[,PATH...] or range:START,END (-a's archives)" },
 	{ "normalize", 0, 0, 0, "scale the baseline to the same total (difffolded.pl -n)" },
@@ -63,6 +71,8 @@ static pmLongOptions longopts[] = {
 	{ "width", 1, 0, "PIXELS", "SVG width (default 1200)" },
 	{ "minwidth", 1, 0, "PIXELS", "omit narrower SVG frames (default 0.1)" },
 	{ "inverted", 0, 0, 0, "icicle graph: root at the top" },
+	{ "icicle", 0, 0, 0, "the same as --inverted" },
+	{ "full-height", 0, 0, 0, "SVG: draw every level (default: fold towers past 50 levels)" },
 	{ "flush", 0, 0, 0, "deliver S3 uploads spooled by earlier runs, then exit" },
 	{ "csp", 0, 0, 0, "print the Content-Security-Policy header the SVGs need from a web server, then exit" },
 	{ "partial", 0, 0, 0, "damaged archives: exit 0 with the intact part (default: exit 3)" },
@@ -73,18 +83,34 @@ static pmLongOptions longopts[] = {
 	PMAPI_OPTIONS_END
 };
 
+/* -V is ours: libpcp's would print PCP's version, through a pmprintf
+ * buffer that nothing flushes.  -S, -T and -O too: libpcp takes them for
+ * archives only, and --series reads a range as well (parse_args gives
+ * them back to libpcp's fields). */
+static int
+override(int opt, pmOptions *o)
+{
+	(void)o;
+	return opt == 'V' || opt == 'S' || opt == 'T' || opt == 'O';
+}
+
 static pmOptions opts = {
 	.flags = PM_OPTFLAG_MULTI | PM_OPTFLAG_STDOUT_TZ,
 	.short_options = "a:D:h:i:o:O:S:t:T:VZ:z?",
 	.long_options = longopts,
 	.short_usage = "[options]",
+	.override = override,
 };
 
-/* Exit status: profiles were written, of the intact part of a damaged archive. */
-#define EXIT_PARTIAL	3
+/* Exit status (pmflame.1, EXIT STATUS): 1 is any error, and */
+#define EXIT_PARTIAL	3	/* written, of the intact part of a damaged archive */
+#define EXIT_NOTHING	4	/* nothing matched: no samples in the range or of the selection */
+#define EXIT_SPOOLED	5	/* written, but S3 uploads wait in the spool, not delivered */
 
 struct config {
 	const char		*input;
+	const char		*series;	/* --series URL */
+	const char		*query;		/* --query EXPR */
 	const char		*baseline;	/* --baseline SOURCE */
 	const char		*output;
 	const char		*formats;
@@ -169,7 +195,11 @@ long_option(struct config *c, const char *name, const char *arg)
 		if (parse_uint(name, arg, 1000000, &v) < 0)
 			return -1;
 		c->frequency = (unsigned)v;
-	} else if (strcmp(name, "process") == 0)
+	} else if (strcmp(name, "series") == 0)
+		c->series = arg;
+	else if (strcmp(name, "query") == 0)
+		c->query = arg;
+	else if (strcmp(name, "process") == 0)
 		c->select.process = arg;
 	else if (strcmp(name, "pid") == 0)
 		return parse_pids(c, arg);
@@ -181,6 +211,8 @@ long_option(struct config *c, const char *name, const char *arg)
 		c->select.multi_instance = true;
 	else if (strcmp(name, "merge-hosts") == 0)
 		c->select.merge_hosts = true;
+	else if (strcmp(name, "lines") == 0)
+		c->select.lines = true;
 	else if (strcmp(name, "baseline") == 0)
 		c->baseline = c->out.baseline = arg;
 	else if (strcmp(name, "normalize") == 0)
@@ -205,8 +237,10 @@ long_option(struct config *c, const char *name, const char *arg)
 			return -1;
 		}
 		c->out.emit.minwidth = d;
-	} else if (strcmp(name, "inverted") == 0)
+	} else if (strcmp(name, "inverted") == 0 || strcmp(name, "icicle") == 0)
 		c->out.emit.inverted = true;
+	else if (strcmp(name, "full-height") == 0)
+		c->out.emit.full_height = true;
 	else if (strcmp(name, "flush") == 0)
 		c->flush = true;
 	else if (strcmp(name, "csp") == 0)
@@ -219,16 +253,26 @@ long_option(struct config *c, const char *name, const char *arg)
 static int
 parse_args(int argc, char **argv, struct config *c)
 {
+	char	*window[3] = { NULL, NULL, NULL };	/* -S -T -O */
 	int	opt;
 
 	while ((opt = pmGetOptions(argc, argv, &opts)) != EOF) {
 		switch (opt) {
+		case 'S':
+		case 'T':
+		case 'O':
+			window[opt == 'S' ? 0 : opt == 'T' ? 1 : 2] = opts.optarg;
+			break;
 		case 'i':
 			c->input = opts.optarg;
 			break;
 		case 'o':
 			c->output = opts.optarg;
 			break;
+		case 'V':
+			printf("%s version %s (pcp-stackprof), PCP %s\n", pmGetProgname(),
+			       STACKPROF_VERSION, pmGetConfig("PCP_VERSION"));
+			return 1;
 		case 0:
 			if (long_option(c, longopts[opts.index].long_opt, opts.optarg) < 0)
 				opts.errors++;
@@ -240,6 +284,15 @@ parse_args(int argc, char **argv, struct config *c)
 	}
 	if (opts.flags & PM_OPTFLAG_EXIT)
 		return 1;
+	opts.start_optarg = window[0];
+	opts.finish_optarg = window[1];
+	opts.origin_optarg = window[2];
+	if (opts.errors == 0 && (window[0] || window[1] || window[2]) && opts.narchives == 0 &&
+	    !c->series) {
+		fprintf(stderr, "%s: -S, -T and -O need -a or --series (a time range of the "
+			"past)\n", pmGetProgname());
+		opts.errors++;
+	}
 	if (opts.errors == 0 && opts.optind < argc) {
 		fprintf(stderr, "%s: unexpected argument \"%s\"\n", pmGetProgname(), argv[opts.optind]);
 		opts.errors++;
@@ -248,18 +301,41 @@ parse_args(int argc, char **argv, struct config *c)
 		fprintf(stderr, "%s: -i cannot be combined with -h or -a\n", pmGetProgname());
 		opts.errors++;
 	}
+	if (opts.errors == 0 && c->series && (c->input || opts.narchives)) {
+		fprintf(stderr, "%s: --series cannot be combined with -i or -a\n", pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->query && !c->series) {
+		fprintf(stderr, "%s: --query needs --series URL\n", pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->query && opts.nhosts) {
+		fprintf(stderr, "%s: --query or -h: put the hostname in the expression\n",
+			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->series && opts.tzflag) {
+		fprintf(stderr, "%s: -z needs -a: pmseries keeps no archive timezone (give -Z)\n",
+			pmGetProgname());
+		opts.errors++;
+	}
 	if (opts.errors == 0 && c->input && c->select.npids) {
 		fprintf(stderr, "%s: --pid needs -h or -a: folded stacks carry no process ids\n",
 			pmGetProgname());
 		opts.errors++;
 	}
-	if (opts.errors == 0 && c->period > 0 && (c->input || opts.narchives)) {
-		fprintf(stderr, "%s: --period needs a live source (-h), not -i or -a\n",
+	if (opts.errors == 0 && c->period > 0 && (c->input || opts.narchives || c->series)) {
+		fprintf(stderr, "%s: --period needs a live source (-h), not -i, -a or --series\n",
 			pmGetProgname());
 		opts.errors++;
 	}
 	if (opts.errors == 0 && c->period > 0 && c->output == NULL) {
 		fprintf(stderr, "%s: --period writes a profile per period: give -o DIR\n",
+			pmGetProgname());
+		opts.errors++;
+	}
+	if (opts.errors == 0 && c->baseline && c->series) {
+		fprintf(stderr, "%s: --baseline compares -i or -a sources, not --series\n",
 			pmGetProgname());
 		opts.errors++;
 	}
@@ -300,7 +376,10 @@ struct run {
 	struct profile		*held;		/* no -o: the run's profiles, written */
 	size_t			nheld;		/* at its end if they make one output */
 	unsigned		written;	/* flame profiles so far */
+	bool			nothing;	/* failed for want of samples, not an error */
 	struct gap_list		gaps;		/* what the open window(s) miss */
+	struct view_values	*view;		/* archives to a site: each range's values
+						 * for live.html (NULL: none) */
 	char			err[512];
 };
 
@@ -327,6 +406,15 @@ add_sample(void *arg, const struct stack_sample *s)
 		sts = selection_add(r->sel, s);
 	if (sts == 0 && r->heat)
 		sts = heat_status(r, heatmaps_add(r->heat, s));
+	if (sts == 0 && r->view && selection_wants(r->sel, s) &&
+	    (sts = view_values_add(r->view, s)) != 0) {
+		if (sts > 0) {
+			fprintf(stderr, "%s: warning: %s: range too long for live.html's view file; "
+				"it says so, empty (narrow it with -S/-T)\n", pmGetProgname(), s->host);
+			return 0;
+		}
+		snprintf(r->err, sizeof(r->err), "out of memory keeping the range's values");
+	}
 	return sts;
 }
 
@@ -343,8 +431,11 @@ static int
 add_counters(void *arg, const struct heat_counters *c)
 {
 	struct run	*r = arg;
+	int		sts = r->heat ? heat_status(r, heatmaps_counters(r->heat, c)) : 0;
 
-	return heat_status(r, heatmaps_counters(r->heat, c));
+	if (sts == 0 && r->view && (sts = view_values_heat(r->view, c)) < 0)
+		snprintf(r->err, sizeof(r->err), "out of memory keeping the range's heat map");
+	return sts;
 }
 
 /* A stretch without data: the profiles of its window will say so. */
@@ -456,6 +547,7 @@ end_window(void *arg, const struct window *w)
 	struct profile	*p;
 	size_t		n;
 	bool		wait = r->one_window && w->host != NULL;
+	int		sts;
 
 	if (wait) {
 		if (r->fleet.end == 0 || w->start < r->fleet.start)
@@ -465,7 +557,10 @@ end_window(void *arg, const struct window *w)
 	}
 	if (take_window(r, w, !wait, &p, &n) < 0)
 		return -1;
-	return write_profiles(r, wait ? NULL : w, p, n);
+	sts = write_profiles(r, wait ? NULL : w, p, n);
+	if (r->view)
+		view_values_forget(r->view, w->host);
+	return sts;
 }
 
 /* After the last archive: the flame trees of every host's window. */
@@ -540,7 +635,9 @@ run_folded(struct config *c, struct run *r)
 		return -1;
 	if (selection_samples(r->sel) == 0) {
 		snprintf(r->err, sizeof(r->err), "%s: no stacks%s", c->input,
-			 c->select.process ? " of the selected processes" : "");
+			 c->select.process ? " of the selected processes: see the names with "
+			 "cut -d';' -f1 on the file" : "");
+		r->nothing = true;
 		return -1;
 	}
 	return end_window(r, &w);
@@ -574,6 +671,9 @@ consumer(struct run *r)
 		c.counters = add_counters;
 		c.near = add_near;
 		c.stacks_optional = !r->flames;
+	} else if (r->view != NULL) {
+		c.counters = add_counters;	/* the page's heat map, if logged */
+		c.heat_optional = true;
 	}
 	return c;
 }
@@ -688,11 +788,39 @@ read_baseline_archives(struct config *c, struct run *r, struct archive_options a
 	return sts;
 }
 
+/* The values file of flame profile p, for live.html (output.h). */
+static int
+write_view(void *arg, const struct profile *p, const struct data_gap *g, size_t ng,
+	   struct membuf *out)
+{
+	struct run	*r = arg;
+
+	return view_values_render(r->view, p, r->config->select.event, g, ng, out);
+}
+
+/* Archives written to a site get live.html's values file beside each
+ * profile: not a fleet's or a differential's (one host's drains each). */
+static int
+want_view(struct config *c, struct run *r)
+{
+	if (c->output == NULL || !r->flames || c->baseline || c->select.total ||
+	    c->select.merge_hosts)
+		return 0;
+	if ((r->view = view_values_new()) == NULL) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return -1;
+	}
+	c->out.view = write_view;
+	c->out.view_arg = r;
+	return 0;
+}
+
 static int
 run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 {
-	struct source_consumer	sc = consumer(r);
+	struct source_consumer	sc;
 	const char		*isolate = getenv("PMFLAME_ARCHIVE_ISOLATE");
+	const char		*seek = getenv("PMFLAME_ARCHIVE_SEEK");
 	struct archive_options	ao = {
 		.archives = opts.archives, .narchives = opts.narchives,
 		.start = opts.start_optarg, .finish = opts.finish_optarg,
@@ -701,9 +829,13 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 		.partial = c->partial,
 		/* libpcp crashes on damaged archives: read them in a child */
 		.isolate = isolate == NULL || strcmp(isolate, "0") != 0,
+		.seek = seek == NULL || strcmp(seek, "0") != 0,
 	};
 	int			sts;
 
+	if (want_view(c, r) < 0)
+		return -1;
+	sc = consumer(r);
 	c->out.source = "archive";
 	r->one_window = c->select.total || c->select.merge_hosts;
 	if (c->baseline && read_baseline_archives(c, r, ao) < 0)
@@ -715,6 +847,55 @@ run_archives(struct config *c, struct run *r, const struct event_metrics *m)
 	return fleet_end(r);
 }
 
+/* pmseries: -h names hosts (hostname labels) to read, not pmcd hosts. */
+static int
+run_series(struct config *c, struct run *r, const struct event_metrics *m)
+{
+	struct source_consumer	sc = consumer(r);
+	struct series_options	so = {
+		.url = c->series, .hosts = opts.hosts, .nhosts = opts.nhosts, .query = c->query,
+		.start = opts.start_optarg, .finish = opts.finish_optarg,
+		.align = opts.align_optarg, .origin = opts.origin_optarg, .metrics = m,
+	};
+	int			sts;
+
+	c->out.source = "pmseries";
+	r->one_window = c->select.total || c->select.merge_hosts;
+	if ((sts = source_series_read(&so, &sc, r->err, sizeof(r->err))) < 0) {
+		r->nothing = sts == SOURCE_NO_SERIES;
+		return -1;
+	}
+	return fleet_end(r);
+}
+
+/* What to do when an event's profile has no samples: each event has its
+ * own switch, and sampling may select no process. */
+static const char *
+event_hint(const char *event, bool archive, bool selected)
+{
+	if (selected)
+		return archive ? "no process of the archive matched --process/--pid; "
+			"pminfo -a ARCHIVE -f stackprof.oncpu.samples lists them" :
+			"no running process matched --process/--pid, or the PMDA's own "
+			"stackprof.control.process and pids leave it out";
+	if (strcmp(event, "off-cpu") == 0)
+		return archive ? "was the off-CPU profile on (stackprof.control.offcpu 1) and "
+			"stackprof.offcpu.history logged?" :
+			"the off-CPU profile is off by default: pmstore stackprof.control.offcpu 1";
+	if (strcmp(event, "off-wake") == 0)
+		return archive ? "were the off-CPU and off-wake profiles on (stackprof.control.offcpu "
+			"and offwake 1) and stackprof.offwake.history logged?" :
+			"the off-wake profile is off by default: pmstore stackprof.control.offcpu 1 "
+			"and stackprof.control.offwake 1";
+	if (strcmp(event, "page-fault") == 0)
+		return archive ? "was the page-fault profile on (stackprof.control.pagefault 1) "
+			"and stackprof.pagefault.history logged?" :
+			"the page-fault profile is off by default: pmstore stackprof.control.pagefault 1";
+	return archive ? "see what the archive holds with pmdumplog -L, and give -S/-T inside it" :
+		"is sampling on (pmstore stackprof.control.enabled 1), and do "
+		"stackprof.control.process and pids select a running process?";
+}
+
 /* After the run: no flame graph at all is an error; without -o, the one
  * output goes to stdout now. */
 static int
@@ -723,14 +904,16 @@ finish_run(struct config *c, struct run *r)
 	bool	selected = c->select.process || c->select.npids;
 
 	if (r->flames && r->written == 0 && !c->input) {
-		if (opts.narchives > 0)
-			snprintf(r->err, sizeof(r->err), "no stack samples in the time range%s%s",
-				 selected ? " for the selected processes" : "",
-				 r->partial ? " in what the damaged archives still hold" : "");
+		r->nothing = true;
+		if (opts.narchives > 0 || c->series)
+			snprintf(r->err, sizeof(r->err), "no %s stack samples in the time range%s%s: "
+				 "%s", c->select.event, selected ? " for the selected processes" : "",
+				 r->partial ? " in what the damaged archives still hold" : "",
+				 event_hint(c->select.event, true, selected));
 		else
-			snprintf(r->err, sizeof(r->err), "no stack samples%s during the run "
-				 "(is stackprof.control.enabled 1?)",
-				 selected ? " of the selected processes" : "");
+			snprintf(r->err, sizeof(r->err), "no %s stack samples%s during the run: %s",
+				 c->select.event, selected ? " of the selected processes" : "",
+				 event_hint(c->select.event, false, selected));
 		return -1;
 	}
 	if (c->output == NULL && r->nheld > 0) {
@@ -781,6 +964,7 @@ run(struct config *c)
 	const struct event_metrics	*m = NULL;
 	struct run			r = { .config = c };
 	char				err[512];
+	unsigned long			spooled;
 	int				sts;
 
 	if (c->select.event == NULL)
@@ -788,7 +972,7 @@ run(struct config *c)
 	c->out.emit.event = c->select.event;	/* the units pprof & co. name */
 	if (!c->input && (m = event_metrics_find(c->select.event)) == NULL) {
 		fprintf(stderr, "%s: --event %s: stackprof exports no such event "
-			"(known: on-cpu, off-cpu, page-fault)\n", pmGetProgname(), c->select.event);
+			"(known: on-cpu, off-cpu, off-wake, page-fault)\n", pmGetProgname(), c->select.event);
 		return 1;
 	}
 	/* the SVG says which profile it is, unless --title did */
@@ -818,18 +1002,29 @@ run(struct config *c)
 		sts = run_folded(c, &r);
 	else if (opts.narchives > 0)
 		sts = run_archives(c, &r, m);
+	else if (c->series)
+		sts = run_series(c, &r, m);
 	else
 		sts = run_live(c, &r, m);
 	if (sts == 0)
 		sts = finish_run(c, &r);
 	if (sts < 0)
 		fprintf(stderr, "%s: %s\n", pmGetProgname(), r.err);
-	sink_close(c->out.sink);
+	spooled = sink_close(c->out.sink);
 	profiles_free(r.held, r.nheld);
 	gap_list_free(&r.gaps);
 	heatmaps_free(r.heat);
+	view_values_free(r.view);
 	selection_free(r.sel);
-	return sts < 0 ? 1 : partial_status(c, &r);
+	if (sts < 0)
+		return r.nothing ? EXIT_NOTHING : 1;
+	if ((sts = partial_status(c, &r)) == 0 && spooled > 0) {
+		fprintf(stderr, "%s: %lu object%s spooled, not delivered: S3 could not be "
+			"reached; the next run or pmflame --flush delivers them\n",
+			pmGetProgname(), spooled, spooled == 1 ? "" : "s");
+		sts = EXIT_SPOOLED;
+	}
+	return sts;
 }
 
 int
@@ -868,12 +1063,17 @@ main(int argc, char **argv)
 		printf("%d objects still spooled\n", sts);
 		return sts > 0 ? 1 : 0;
 	}
-	if (!c.input && opts.nhosts == 0 && opts.narchives == 0) {
+	if (!c.input && !c.series && opts.nhosts == 0 && opts.narchives == 0) {
 		/* as every PCP tool: no -h, no -a means the local pmcd */
 		static char	*local[] = { "local:" };
 
 		opts.hosts = local;
 		opts.nhosts = 1;
+	}
+	/* the archives' reader may be a child: the subtitles are written here */
+	if (opts.timezone && (sts = pmNewZone(opts.timezone)) < 0) {
+		fprintf(stderr, "%s: -Z %s: %s\n", pmGetProgname(), opts.timezone, pmErrStr(sts));
+		return 1;
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "array.h"
+#include "lib/array.h"
 #include "gaps.h"
 #include "util.h"
 

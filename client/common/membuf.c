@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include "array.h"
+#include "lib/array.h"
 #include "membuf.h"
 
 void
@@ -42,6 +42,13 @@ membuf_reserve(struct membuf *b, size_t extra)
 		return -1;
 	}
 	return 0;
+}
+
+/* membuf_room's way when the buffer must grow first. */
+char *
+membuf_room_grow(struct membuf *b, size_t n)
+{
+	return membuf_reserve(b, n) < 0 ? NULL : b->data + b->len;
 }
 
 void

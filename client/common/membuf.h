@@ -23,4 +23,27 @@ void membuf_puts(struct membuf *b, const char *s);
 void membuf_printf(struct membuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * For emitters that write millions of short pieces (the JSON node table):
+ * room for at most n more bytes, to be written at the pointer returned
+ * and then counted with membuf_wrote; NULL when out of memory (failed is
+ * set).  One check per piece instead of one call per field.
+ */
+char *membuf_room_grow(struct membuf *b, size_t n);
+
+static inline char *
+membuf_room(struct membuf *b, size_t n)
+{
+	if (b->data != NULL && !b->failed && n < b->cap - b->len)
+		return b->data + b->len;
+	return membuf_room_grow(b, n);
+}
+
+static inline void
+membuf_wrote(struct membuf *b, size_t n)
+{
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
 #endif /* MEMBUF_H */

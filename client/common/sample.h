@@ -20,6 +20,8 @@ struct stack_sample {
 	uint64_t	count;		/* samples */
 	uint64_t	value_us;	/* microseconds, DeepFlow's unit */
 	double		time;		/* record timestamp (s since epoch), 0 if none */
+	uint32_t	gen;		/* which process of a reused pid: 0 the
+					 * first the PMDA saw, then 1, 2, ... */
 };
 
 /* Returns 0 to go on, or a negative errno (or -1 with a message where the

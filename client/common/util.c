@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include <pcp/pmapi.h>
 #include "util.h"
 
 void
@@ -82,4 +83,14 @@ sleep_until(double t)
 	ts.tv_sec = (time_t)d;
 	ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);
+}
+
+void
+zone_time(double t, char *buf, size_t len)
+{
+	time_t		secs = (time_t)t;
+	struct tm	tm;
+
+	pmLocaltime(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm);
 }

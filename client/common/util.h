@@ -19,6 +19,10 @@ int write_all(int fd, const void *data, size_t len);
  * years 1-9999 (NaN included). */
 void utc_strftime(double t, const char *fmt, char *buf, size_t len);
 
+/* "2026-11-30 23:35:01 UTC": time t in the reporting zone (pmNewZone,
+ * -Z/-z), for people. */
+void zone_time(double t, char *buf, size_t len);
+
 /* Wall-clock time in seconds, as PCP timestamps count it. */
 double wallclock_now(void);
 double tv_secs(const struct timeval *tv);

@@ -5,7 +5,7 @@
  * varied by the name's FNV-1a hash.
  */
 #include <stddef.h>
-#include "common/hash.h"
+#include "lib/hash.h"
 #include "colour.h"
 
 /* Base colour and spread per DeepFlow type letter. */
@@ -27,7 +27,7 @@ static const struct {
 struct rgb
 frame_colour(char type, const char *name)
 {
-	uint32_t	h = hash_fnv1a(name);
+	uint32_t	h = hash_stable32(name);
 	size_t		i, p = 0;
 	struct rgb	c;
 
@@ -43,11 +43,13 @@ frame_colour(char type, const char *name)
 struct rgb
 frame_colour_in(char palette, char type, const char *name)
 {
-	uint32_t	h = hash_fnv1a(name);
+	uint32_t	h = hash_stable32(name);
 	unsigned	x = h & 0xff, y = (h >> 8) & 0xff;
 
 	if (palette == 'B')	/* flamegraph.pl's "blue" */
 		return (struct rgb){ 80 + 60 * x / 255, 80 + 60 * x / 255, 190 + 55 * y / 255 };
+	if (palette == 'A')	/* flamegraph.pl's "aqua", its "wakeup" colours */
+		return (struct rgb){ 50 + 60 * x / 255, 165 + 55 * x / 255, 165 + 55 * x / 255 };
 	if (palette == 'G')	/* flamegraph.pl's "mem" */
 		return (struct rgb){ 0, 190 + 50 * y / 255, 210 * x / 255 };
 	return frame_colour(type, name);

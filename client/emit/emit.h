@@ -17,6 +17,7 @@ struct emit_options {
 	unsigned	width;		/* SVG width in pixels, default 1200 */
 	double		minwidth;	/* omit frames narrower than this (pixels), default 0.1 */
 	bool		inverted;	/* icicle graph: root at the top */
+	bool		full_height;	/* draw every level: fold no tower (svg_fold.h) */
 	bool		negate;		/* differential: widths from the baseline, so
 					 * frames only it has show (flamegraph.pl's
 					 * --negate view of difffolded.pl's output) */

@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include "emit_csp.h"
 #include "emit_heatmap.h"
+#include "live_page.h"
 #include "site_script.h"
 #include "svg_script.h"
 
@@ -30,12 +31,15 @@ emit_csp_script_hash(const char *script, char *out, size_t len)
 int
 emit_svg_csp(char *buf, size_t len)
 {
-	char	flame[80], heat[80], site[80];
+	char	flame[80], heat[80], site[80], live[80];
 
 	if (emit_csp_script_hash(svg_script, flame, sizeof(flame)) < 0 ||
 	    emit_csp_script_hash(heatmap_script, heat, sizeof(heat)) < 0 ||
-	    emit_csp_script_hash(site_filter_script, site, sizeof(site)) < 0)
+	    emit_csp_script_hash(site_filter_script, site, sizeof(site)) < 0 ||
+	    emit_csp_script_hash(live_page_script, live, sizeof(live)) < 0)
 		return -1;
-	return snprintf(buf, len, "default-src 'none'; script-src %s %s %s; "
-			"style-src 'unsafe-inline'; img-src data:", flame, heat, site) < (int)len ? 0 : -1;
+	/* connect-src: live.html reads whichever pmproxy its URL names */
+	return snprintf(buf, len, "default-src 'none'; script-src %s %s %s %s; "
+			"style-src 'unsafe-inline'; img-src data:; connect-src *", flame, heat, site,
+			live) < (int)len ? 0 : -1;
 }

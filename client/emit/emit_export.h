@@ -26,7 +26,8 @@ struct event_measure {
 	const char	*count_name;	/* what the SVG's frame counts are */
 	const char	*unit;		/* of the JSON values: "us" or "count" */
 	char		palette;	/* 0: by frame type; 'B' blues (off-CPU, as
-					 * Gregg's), 'G' greens (memory) */
+					 * Gregg's), 'A' aqua (off-wake), 'G' greens
+					 * (memory) */
 };
 
 /* The event's measure; an unknown or NULL event is a count. */

@@ -13,7 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
+#include "lib/array.h"
 #include "emit.h"
 
 struct folded_lines {

@@ -16,11 +16,12 @@
 #include "emit.h"
 #include "emit_heatmap.h"
 #include "heatmap_png.h"
+#include "heatmap_scale.h"
 #include "common/util.h"
 
 #define NS_URI		"urn:pcp-stackprof:heatmap"
 #define LEFT		70.0	/* room for the offset axis */
-#define RIGHT		30.0
+#define RIGHT		40.0	/* half a time label past the last column */
 #define TOP		76.0	/* title, subtitle, hint */
 #define GRID_H		400.0	/* heat map height for 50 or more slices */
 #define NSHADES		32	/* colour steps for counts >= 1 */
@@ -84,17 +85,18 @@ make_palette(uint8_t pal[NSHADES + 2][3])
 	}
 }
 
+/* By percentile (heatmap_scale.h): the smallest count the lightest
+ * shade, the maximum always the darkest. */
 static uint8_t
-shade(uint64_t count, uint64_t max)
+shade(uint64_t count, const struct heatmap_scale *scale)
 {
 	if (count == 0)
 		return PAL_ZERO;
-	/* 1..max onto 2..NSHADES+1, the maximum always the darkest */
-	return (uint8_t)(2 + (count * NSHADES - 1) / max);
+	return (uint8_t)(2 + heatmap_scale_shade(scale, count));
 }
 
 static int
-cells_image(const struct heatmap *hm, uint64_t max, struct membuf *out)
+cells_image(const struct heatmap *hm, const struct heatmap_scale *scale, struct membuf *out)
 {
 	uint8_t		pal[NSHADES + 2][3];
 	uint8_t		*px;
@@ -107,7 +109,7 @@ cells_image(const struct heatmap *hm, uint64_t max, struct membuf *out)
 	for (c = 0; c < hm->ncols; c++)
 		for (r = 0; r < hm->rows; r++)
 			px[(size_t)(hm->rows - 1 - r) * hm->ncols + c] = heatmap_cell_covered(hm, c, r) ?
-				shade(heatmap_cell(hm, c, r), max) : PAL_NODATA;
+				shade(heatmap_cell(hm, c, r), scale) : PAL_NODATA;
 	heatmap_png_base64(out, px, (unsigned)hm->ncols, hm->rows,
 			   (const uint8_t (*)[3])pal, NSHADES + 2);
 	free(px);
@@ -275,7 +277,7 @@ time_axis(const struct heatmap *hm, const struct layout *l, struct membuf *out)
 			continue;
 		utc_strftime((double)s, "%H:%M:%S", hms, sizeof(hms));
 		membuf_printf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
-			      "<text x=\"%.2f\" y=\"%.2f\">%s</text>\n",
+			      "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n",
 			      x, yb, x, yb + 5, x, yb + 17, hms);
 	}
 	for (i = 0; i <= 4; i++)
@@ -289,24 +291,40 @@ time_axis(const struct heatmap *hm, const struct layout *l, struct membuf *out)
 	membuf_puts(out, "</g>\n");
 }
 
+/* The ramp, with the counts where its quarters begin: the scale is by
+ * percentile, so the numbers say what each shade means. */
 static void
-legend(const struct layout *l, uint64_t max, struct membuf *out)
+legend(const struct layout *l, const struct heatmap_scale *scale, uint64_t max,
+       struct membuf *out)
 {
-	uint8_t	pal[NSHADES + 2][3];
-	double	x = l->x0 + 260, y = l->y0 + l->grid_h + 22;
-	int	i;
+	uint8_t		pal[NSHADES + 2][3];
+	double		x = l->x0 + 260, y = l->y0 + l->grid_h + 22;
+	uint64_t	last = 0, v;
+	int		i;
 
 	make_palette(pal);
 	membuf_printf(out, "<g id=\"legend\" class=\"axis\">\n"
 		      "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\" fill=\"#e4e4e4\" stroke=\"#999\"/>"
 		      "<text x=\"%.2f\" y=\"%.2f\">no data</text>\n"
 		      "<rect x=\"%.2f\" y=\"%.2f\" width=\"12\" height=\"12\" fill=\"#ffffff\" stroke=\"#999\"/>"
-		      "<text x=\"%.2f\" y=\"%.2f\">0</text>\n<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">1</text>\n",
-		      x, y, x + 16, y + 10, x + 70, y, x + 86, y + 10, x + 122, y + 10);
+		      "<text x=\"%.2f\" y=\"%.2f\">0</text>\n",
+		      x, y, x + 16, y + 10, x + 70, y, x + 86, y + 10);
 	for (i = 0; i < NSHADES; i++)
 		membuf_printf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"6\" height=\"12\" fill=\"#%02x%02x%02x\"/>",
 			      x + 126 + 6 * i, y, pal[2 + i][0], pal[2 + i][1], pal[2 + i][2]);
-	membuf_printf(out, "\n<text x=\"%.2f\" y=\"%.2f\">%" PRIu64 " samples per cell (max)</text>\n</g>\n",
+	membuf_puts(out, "\n");
+	for (i = 0; i <= 4; i++) {
+		unsigned at = i * (NSHADES - 1) / 4;
+
+		v = heatmap_scale_value_at(scale, at);
+		if (v == 0 || v == last)
+			continue;
+		last = v;
+		membuf_printf(out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%" PRIu64
+			      "</text>", x + 126 + 6 * at + 3, y + 24, v);
+	}
+	membuf_printf(out, "\n<text x=\"%.2f\" y=\"%.2f\">%" PRIu64 " samples per cell (max);"
+		      " shades by rank (a band per count when few)</text>\n</g>\n",
 		      x + 130 + 6 * NSHADES, y + 10, max);
 }
 
@@ -357,7 +375,8 @@ titles(const struct heatmap *hm, const struct heatmap_emit_options *o,
 }
 
 static int
-grid(const struct heatmap *hm, const struct layout *l, uint64_t max, struct membuf *out)
+grid(const struct heatmap *hm, const struct layout *l, const struct heatmap_scale *scale,
+     struct membuf *out)
 {
 	int	sts;
 
@@ -368,7 +387,7 @@ grid(const struct heatmap *hm, const struct layout *l, uint64_t max, struct memb
 		      " preserveAspectRatio=\"none\" image-rendering=\"optimizeSpeed\""
 		      " style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,",
 		      l->x0, l->y0, l->grid_w, l->grid_h);
-	if ((sts = cells_image(hm, max ? max : 1, out)) < 0)
+	if ((sts = cells_image(hm, scale, out)) < 0)
 		return sts;
 	membuf_printf(out, "\"/>\n<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\""
 		      " fill=\"none\" stroke=\"#999\"/>\n</g>\n",
@@ -380,18 +399,24 @@ grid(const struct heatmap *hm, const struct layout *l, uint64_t max, struct memb
 int
 emit_heatmap(const struct heatmap *hm, const struct heatmap_emit_options *o, struct membuf *out)
 {
-	struct layout	l;
-	uint64_t	max = heatmap_max_cell(hm);
-	int		empty = max == 0 && heatmap_stack_total(hm) == 0;
-	int		sts;
+	struct layout		l;
+	struct heatmap_scale	scale;
+	uint64_t		max = heatmap_max_cell(hm);
+	int			empty = max == 0 && heatmap_stack_total(hm) == 0;
+	int			sts;
 
 	layout_for(hm, o && o->width >= 400 ? o->width : 1200, &l);
 	header(&l, out);
 	metadata(hm, &l, max, out);
 	titles(hm, o, &l, out);
-	if ((sts = grid(hm, &l, max, out)) < 0)
+	if (heatmap_scale_make(&scale, hm, NSHADES) < 0)
+		return -ENOMEM;
+	if ((sts = grid(hm, &l, &scale, out)) < 0) {
+		heatmap_scale_free(&scale);
 		return sts;
-	legend(&l, max, out);
+	}
+	legend(&l, &scale, max, out);
+	heatmap_scale_free(&scale);
 	if (empty)
 		membuf_printf(out, "<text id=\"note\" class=\"note\" x=\"%.2f\" y=\"%.2f\">"
 			      HEATMAP_EMPTY_NOTE "</text>\n",

@@ -27,41 +27,58 @@
 #include "emit_export.h"
 #include "json_text_priv.h"
 
-/* v in decimal at p, two digits a step: the node table has 13 M numbers,
- * and printf (twice per call through membuf_printf) would dominate. */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static unsigned
+digits_of(uint64_t v)
+{
+	unsigned	n = 1;
+
+	for (; v >= 10000; v /= 10000)
+		n += 4;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* v in decimal at p, written from its last digit back, two a step: the
+ * node table has 13 M numbers, and printf, or a copy of the digits with
+ * a call per number, would dominate. */
 static char *
 put_u64(char *p, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char	digits[20], *d = digits + sizeof(digits);
-	size_t	n;
+	char	*end, *d;
 
+	if (v < 10) {		/* most self values are 0 */
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	end = d = p + digits_of(v);
 	while (v >= 100) {
 		d -= 2;
-		memcpy(d, pairs + 2 * (v % 100), 2);
+		memcpy(d, digit_pairs + 2 * (v % 100), 2);
 		v /= 100;
 	}
-	if (v >= 10) {
-		d -= 2;
-		memcpy(d, pairs + 2 * v, 2);
-	} else
-		*--d = (char)('0' + v);
-	n = (size_t)(digits + sizeof(digits) - d);
-	memcpy(p, d, n);
-	return p + n;
+	if (v >= 10)
+		memcpy(d - 2, digit_pairs + 2 * v, 2);
+	else
+		d[-1] = (char)('0' + v);
+	return end;
 }
+
+#define ROW_MAX		(6 * 21 + 8)	/* sep, [, six numbers and commas, ] */
 
 /* Append sep then "[c0,c1,...]"; a parent of -1 (the root's) comes in as
  * UINT64_MAX and is written as -1. */
 static void
 put_row(struct membuf *b, const char *sep, const uint64_t *cols, int ncols)
 {
-	char	row[6 * 21 + 8], *p = row;
+	char	*row = membuf_room(b, ROW_MAX), *p = row;
 	int	i;
 
+	if (row == NULL)
+		return;
 	if (*sep)
 		*p++ = *sep;
 	*p++ = '[';
@@ -75,7 +92,7 @@ put_row(struct membuf *b, const char *sep, const uint64_t *cols, int ncols)
 			p = put_u64(p, cols[i]);
 	}
 	*p++ = ']';
-	membuf_append(b, row, (size_t)(p - row));
+	membuf_wrote(b, (size_t)(p - row));
 }
 
 static void

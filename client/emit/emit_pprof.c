@@ -13,8 +13,17 @@
  *    ("Total") is dropped; a profile of one pid (--multi-instance) puts
  *    pid=N on every sample;
  *  - every other distinct frame is one Function and one Location (no
- *    addresses: the name is all the PMDA exports), named as in folded
- *    output ("[k] schedule" keeps its kind);
+ *    addresses: the name is all the PMDA exports); the kind of a frame is
+ *    its Location's Mapping, as in the tools' own profiles, not a prefix:
+ *    "[k] schedule" is schedule in [kernel.kallsyms], "[l] read" read in
+ *    [shared libraries]; the first Mapping, which pprof takes for the
+ *    program, is the process's name (one process) or [application];
+ *    "[/path]" and "[unknown] ..." frames keep their names, in
+ *    [unresolved];
+ *  - a Python frame, "qualname (file:line)" (py_frame.h), is Function
+ *    qualname in filename file, at Line line: pmflame --lines gives one
+ *    Location per line, which go tool pprof -lines shows and its default
+ *    view merges by function;
  *  - time_nanos and duration_nanos from the profile's range; period the
  *    mean time per sample (10^9 / Hz when one frequency was in force).
  */
@@ -26,9 +35,17 @@
 #include <string.h>
 #include <zlib.h>
 #include "emit_export.h"
+#include "frame_kind.h"
+#include "common/py_frame.h"
 #include "pprof.pb-c.h"
+#include "lib/array.h"
 
 enum layer { LAYER_HOST, LAYER_PROCESS, LAYER_THREAD, LAYER_FRAME };
+
+/* One Mapping per kind of frame (ids are index + 1; the first is the
+ * program's). */
+enum frame_map { MAP_PROGRAM, MAP_KERNEL, MAP_LIBRARY, MAP_CUDA, MAP_UNRESOLVED, NMAPS };
+static const char map_type[NMAPS] = { 'A', 'K', 'L', 'C', '?' };
 
 /* pprof's string table: cleaned strings back to back; [0] is "". */
 struct strings {
@@ -65,37 +82,44 @@ struct pprof_build {
 	Pprof__Location		*locations, **location_ptrs;
 	Pprof__Line		*lines, **line_ptrs;
 	Pprof__ValueType	types[2], *type_ptrs[2], period_type;
+	Pprof__Mapping		mappings[NMAPS], *mapping_ptrs[NMAPS];
+	int64_t			process;	/* function of the only process, -1 none, -2 several */
 	int64_t			comment;
 };
 
 static int64_t
 strings_add(struct strings *s, const char *str, size_t skip)
 {
-	if (s->n == s->cap) {
-		size_t	cap = s->cap ? s->cap * 2 : 256;
-		size_t	*at = realloc(s->at, cap * sizeof(*at));
-
-		if (at == NULL)
-			return -1;
-		s->at = at;
-		s->cap = cap;
-	}
+	if (array_reserve(&s->at, &s->cap, s->n + 1) < 0)
+		return -1;
 	s->at[s->n] = s->text.len;
 	text_clean(&s->text, str + skip);
 	membuf_append(&s->text, "", 1);		/* keep the NUL */
 	return s->text.failed ? -1 : (int64_t)s->n++;
 }
 
-/* Intern a function's name (skip = 0) or its label value (skip = 4) once. */
+/* The Mapping of a frame of type t. */
+static enum frame_map
+frame_map_of(char t)
+{
+	return t == 'K' ? MAP_KERNEL : t == 'L' ? MAP_LIBRARY : t == 'C' ? MAP_CUDA :
+	       t == '?' ? MAP_UNRESOLVED : MAP_PROGRAM;
+}
+
+/* Intern a function's frame name once, without the "[k] " of a kind its
+ * Mapping carries, or its label value, without "[p] "/"[t] ". */
 static int64_t
 function_string(struct pprof_build *b, uint32_t f, bool label)
 {
 	int64_t		*cache = label ? &b->label_str[f] : &b->name_str[f];
-	const char	*name = flame_tree_function(b->t, f)->name;
+	const struct flame_function *fn = flame_tree_function(b->t, f);
+	const char	*name = fn->name;
 	size_t		skip = 0;
 
 	if (label && (strncmp(name, "[p] ", 4) == 0 || strncmp(name, "[t] ", 4) == 0))
 		skip = 4;
+	if (!label)
+		skip = (size_t)(frame_kind_name(name, fn->type) - name);
 	if (*cache == 0)
 		*cache = strings_add(&b->str, name, skip);
 	return *cache;
@@ -144,6 +168,9 @@ count_nodes(struct pprof_build *b)
 		}
 		if (b->layer[d] == LAYER_PROCESS || b->layer[d] == LAYER_THREAD)
 			b->nlabels++;
+		if (b->layer[d] == LAYER_PROCESS)
+			b->process = b->process == -1 || b->process == (int64_t)x->function ?
+				     (int64_t)x->function : -2;
 		if (has_self(x)) {
 			b->nsamples++;
 			b->nlocids += b->nframes[d];
@@ -190,6 +217,37 @@ free_build(struct pprof_build *b)
 	membuf_free(&b->str.text);
 }
 
+/* name[at, at + n) as a string of the table. */
+static int64_t
+strings_add_part(struct strings *s, const char *name, size_t at, size_t n)
+{
+	char	*part = strndup(name + at, n);
+	int64_t	id = part ? strings_add(s, part, 0) : -1;
+
+	free(part);
+	return id;
+}
+
+/* A Python frame's qualname, file and line into its Function and Line;
+ * false when f is no Python frame. */
+static int
+python_function(struct pprof_build *b, uint32_t f, Pprof__Function *fn, Pprof__Line *ln)
+{
+	const struct flame_function *t = flame_tree_function(b->t, f);
+	struct py_frame	py;
+	int64_t		name, file;
+
+	if (t->type != 'A' || !py_frame_parse(t->name, strlen(t->name), &py))
+		return 0;
+	if ((name = strings_add_part(&b->str, t->name, 0, py.qual_len)) < 0 ||
+	    (file = strings_add_part(&b->str, t->name, py.file_at, py.file_len)) < 0)
+		return -ENOMEM;
+	fn->name = fn->system_name = name;
+	fn->filename = file;
+	ln->line = py.line;
+	return 1;
+}
+
 /* One Function and one Location (id = function index + 1) per function
  * used as a frame. */
 static int
@@ -198,26 +256,55 @@ add_functions(struct pprof_build *b)
 	size_t	f, k = 0, nf = flame_tree_nfunctions(b->t);
 
 	for (f = 0; f < nf; f++) {
-		int64_t	name;
+		int64_t	name = 0;
+		int	py;
 
 		if (b->name_str[f] != -1)
 			continue;
 		b->name_str[f] = 0;
-		if ((name = function_string(b, (uint32_t)f, false)) < 0)
-			return -ENOMEM;
 		pprof__function__init(&b->functions[k]);
-		b->functions[k].id = f + 1;
-		b->functions[k].name = b->functions[k].system_name = name;
 		pprof__line__init(&b->lines[k]);
+		if ((py = python_function(b, (uint32_t)f, &b->functions[k], &b->lines[k])) < 0)
+			return -ENOMEM;
+		if (!py && (name = function_string(b, (uint32_t)f, false)) < 0)
+			return -ENOMEM;
+		b->functions[k].id = f + 1;
+		if (!py)
+			b->functions[k].name = b->functions[k].system_name = name;
 		b->lines[k].function_id = f + 1;
 		b->line_ptrs[k] = &b->lines[k];
 		pprof__location__init(&b->locations[k]);
 		b->locations[k].id = f + 1;
+		b->locations[k].mapping_id =
+			frame_map_of(flame_tree_function(b->t, (uint32_t)f)->type) + 1;
 		b->locations[k].n_line = 1;
 		b->locations[k].line = &b->line_ptrs[k];
 		b->function_ptrs[k] = &b->functions[k];
 		b->location_ptrs[k] = &b->locations[k];
 		k++;
+	}
+	return 0;
+}
+
+/* The Mappings: the program (its name when the profile has one process),
+ * then one per other kind of frame. */
+static int
+add_mappings(struct pprof_build *b)
+{
+	for (int i = 0; i < NMAPS; i++) {
+		int64_t	file = i == MAP_PROGRAM && b->process >= 0 ?
+			       function_string(b, (uint32_t)b->process, true) :
+			       strings_add(&b->str, i == MAP_PROGRAM ? "[application]" :
+					   i == MAP_UNRESOLVED ? "[unresolved]" :
+					   frame_kind_file(map_type[i]), 0);
+
+		if (file < 0)
+			return -ENOMEM;
+		pprof__mapping__init(&b->mappings[i]);
+		b->mappings[i].id = i + 1;
+		b->mappings[i].filename = file;
+		b->mappings[i].has_functions = 1;
+		b->mapping_ptrs[i] = &b->mappings[i];
 	}
 	return 0;
 }
@@ -379,6 +466,8 @@ assemble(struct pprof_build *b, Pprof__Profile *m)
 	m->string_table = b->str.ptrs;
 	m->n_sample = b->nsamples;
 	m->sample = b->sample_ptrs;
+	m->n_mapping = NMAPS;
+	m->mapping = b->mapping_ptrs;
 	m->n_function = m->n_location = b->nused;
 	m->function = b->function_ptrs;
 	m->location = b->location_ptrs;
@@ -473,6 +562,7 @@ build_message(struct pprof_build *b, Pprof__Profile *m, const struct emit_option
 	b->pid_label.key = pid;
 	b->pid_label.num = b->p->pid;
 	if ((sts = alloc_build(b)) < 0 || (sts = add_functions(b)) < 0 ||
+	    (sts = add_mappings(b)) < 0 ||
 	    (sts = add_samples(b, process, thread)) < 0 || (sts = add_header(b, m, o)) < 0)
 		return sts;
 	return assemble(b, m);
@@ -494,6 +584,7 @@ emit_pprof(const struct profile *p, const struct emit_options *o, struct membuf 
 	membuf_init(&b.str.text);
 	b.t = p->tree;
 	b.p = p;
+	b.process = -1;
 	b.time_type = event_measure(o->event)->time_type;
 	if ((sts = build_message(&b, &m, o)) == 0)
 		sts = pack_gzipped(&m, out);

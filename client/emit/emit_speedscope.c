@@ -1,7 +1,11 @@
 /*
  * emit_speedscope.c - a profile in speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json, *.speedscope.json):
- *  - shared.frames: one frame per function of the tree, {"name": ...};
+ *  - shared.frames: one frame per function of the tree, {"name": ...},
+ *    with the kind of a kernel, library or CUDA frame as its "file"
+ *    (frame_kind.h): {"name": "schedule", "file": "[kernel.kallsyms]"};
+ *    a Python frame's own (py_frame.h): {"name": "serve", "file":
+ *    "app.py", "line": 41}, the line with pmflame --lines;
  *  - one "sampled" profile per root of the tree (the process, or the host
  *    view "Total"), named after the root;
  *  - one sample per node with a self value: the frame indexes from the
@@ -15,7 +19,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "emit_export.h"
+#include "frame_kind.h"
+#include "common/py_frame.h"
 #include "json_text_priv.h"
 
 #define EXPORTER	"pmflame (pcp-stackprof)"
@@ -26,6 +33,20 @@ self_value(const struct flame_node *x, bool timed)
 	return timed ? x->self_us : x->self_samples;
 }
 
+/* name[at, at + n) as a JSON string. */
+static void
+json_part(struct membuf *out, const char *name, size_t at, size_t n)
+{
+	char	*part = strndup(name + at, n);
+
+	if (part == NULL) {
+		out->failed = 1;
+		return;
+	}
+	json_string(out, part);
+	free(part);
+}
+
 static void
 put_frames(const struct flame_tree *t, struct membuf *out)
 {
@@ -33,8 +54,27 @@ put_frames(const struct flame_tree *t, struct membuf *out)
 
 	membuf_puts(out, "\"shared\":{\"frames\":[");
 	for (i = 0; i < n; i++) {
+		const struct flame_function *f = flame_tree_function(t, i);
+		const char *file = frame_kind_file(f->type);
+		struct py_frame py;
+
 		membuf_puts(out, i ? ",{\"name\":" : "{\"name\":");
-		json_string(out, flame_tree_function(t, i)->name);
+		if (f->type == 'A' && py_frame_parse(f->name, strlen(f->name), &py)) {
+			json_part(out, f->name, 0, py.qual_len);
+			membuf_puts(out, ",\"file\":");
+			json_part(out, f->name, py.file_at, py.file_len);
+			if (py.line) {
+				membuf_puts(out, ",\"line\":");
+				json_u64(out, py.line);
+			}
+			membuf_puts(out, "}");
+			continue;
+		}
+		json_string(out, frame_kind_name(f->name, f->type));
+		if (file) {
+			membuf_puts(out, ",\"file\":");
+			json_string(out, file);
+		}
 		membuf_puts(out, "}");
 	}
 	membuf_puts(out, "]},");

@@ -14,16 +14,21 @@
  *    hash of the name, numbers have fixed formats: the same tree gives the
  *    same bytes.
  * With several roots (processes) an "all" frame spans them, as in
- * flamegraph.pl; with one root, the root is the bottom frame.
+ * flamegraph.pl; with one root, the root is the bottom frame.  A tower far
+ * deeper than the rest is folded (svg_fold.c), so the base and the top
+ * frames are on the first screen; a legend under the title says what the
+ * colours and the [k]/[l]/[t]/[p] prefixes mean.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
 #include "emit_export.h"
 #include "colour.h"
+#include "svg_fold.h"
 #include "svg_script.h"
 
 #define FRAME_HEIGHT	16
@@ -31,6 +36,7 @@
 #define FONT_WIDTH	0.59		/* average glyph width / font size */
 #define XPAD		10
 #define MIN_DRAWN	0.05		/* below this the script cannot tell frames apart */
+#define LEGEND_HEIGHT	18
 
 struct svg_layout {
 	const struct emit_options *opt;
@@ -39,10 +45,12 @@ struct svg_layout {
 	double		scale;		/* pixels per sample */
 	double		minwidth;
 	unsigned	width, height;
-	unsigned	top, bottom;	/* padding for title and for details */
+	unsigned	top, bottom;	/* padding for title and legend, for details */
+	unsigned	legend_y;	/* baseline of the legend's text */
 	unsigned	all_frame;	/* 1 if an "all" frame is drawn under the roots */
 	bool		diff;		/* a differential tree: coloured by change */
 	uint64_t	max_change;	/* the largest |current - baseline| of a frame */
+	struct svg_fold	fold;
 };
 
 /* What one frame shows: its widths' value and, in a differential graph,
@@ -52,7 +60,7 @@ struct svg_value {
 	uint64_t	now, base;
 };
 
-static void
+static int
 compute_layout(const struct flame_tree *t, const struct emit_options *o,
 	       struct svg_layout *l)
 {
@@ -69,9 +77,14 @@ compute_layout(const struct flame_tree *t, const struct emit_options *o,
 	l->scale = l->total ? (double)(l->width - 2 * XPAD) / (double)l->total : 0;
 	l->minwidth = o->minwidth > MIN_DRAWN ? o->minwidth : MIN_DRAWN;
 	l->top = FONT_SIZE * 3 + (o->subtitle && *o->subtitle ? FONT_SIZE * 2 : 0);
+	l->legend_y = l->top + 4;
+	l->top += LEGEND_HEIGHT;
 	l->bottom = FONT_SIZE * 2 + 10;
-	levels = l->total ? flame_tree_max_depth(t) + 1 + l->all_frame : 1;
+	if (l->total && svg_fold_plan(&l->fold, t, l->all_frame, o->full_height) < 0)
+		return -ENOMEM;
+	levels = l->total ? l->fold.levels : 1;
 	l->height = l->top + l->bottom + levels * FRAME_HEIGHT;
+	return 0;
 }
 
 static void
@@ -109,6 +122,54 @@ svg_header(struct membuf *out, const struct svg_layout *l)
 		"<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n",
 		XPAD, FONT_SIZE * 2, w - XPAD - 100, FONT_SIZE * 2,
 		XPAD, h - 17, w - XPAD - 100, h - 17);
+}
+
+/* One legend entry: a swatch and its words; returns the next x. */
+static double
+legend_entry(struct membuf *out, double x, unsigned y, struct rgb c, const char *words)
+{
+	membuf_printf(out, "<rect x=\"%.2f\" y=\"%u\" width=\"10\" height=\"10\" "
+		      "fill=\"rgb(%u,%u,%u)\" stroke=\"rgb(120,120,120)\" stroke-width=\"0.5\"/>"
+		      "<text x=\"%.2f\" y=\"%u\">%s</text>\n",
+		      x, y - 9, c.r, c.g, c.b, x + 14, y, words);
+	return x + 14 + (double)strlen(words) * FONT_SIZE * FONT_WIDTH + 14;
+}
+
+/*
+ * What the colours and the name prefixes mean, on the first screen.  The
+ * swatches are each type's colour for a fixed name, so they are the
+ * graph's own hues.
+ */
+static void
+svg_legend(struct membuf *out, const struct svg_layout *l)
+{
+	static const struct { char type; const char *words; } types[] = {
+		{ 'A', "application" }, { 'L', "[l] library" }, { 'K', "[k] kernel" },
+		{ 'T', "[t] thread" }, { 'P', "[p] process" }, { '?', "[/module], [unknown]: no symbol" },
+	};
+	char		palette = event_measure(l->opt->event)->palette;
+	double		x = XPAD;
+	unsigned	y = l->legend_y + 10;
+	size_t		i;
+
+	membuf_puts(out, "<g id=\"legend\" class=\"legend\">\n");
+	if (l->diff) {
+		x = legend_entry(out, x, y, (struct rgb){ 255, 110, 110 }, "grew");
+		x = legend_entry(out, x, y, (struct rgb){ 110, 110, 255 }, "shrank");
+		x = legend_entry(out, x, y, (struct rgb){ 255, 255, 255 }, "unchanged");
+	} else if (palette) {
+		x = legend_entry(out, x, y, frame_colour_in(palette, 'A', "legend"),
+				 palette == 'B' ? "off-CPU (blues)" :
+				 palette == 'A' ? "off-wake: blocked -- waker (aqua)" : "memory (greens)");
+	} else {
+		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+			x = legend_entry(out, x, y, frame_colour(types[i].type, "legend"),
+					 types[i].words);
+	}
+	membuf_printf(out, "<text x=\"%.2f\" y=\"%u\">width: ", x, y);
+	xml_escape(out, l->opt->count_name ? l->opt->count_name : "samples");
+	membuf_printf(out, "; hover a frame for its full name; click to zoom%s</text>\n</g>\n",
+		      l->fold.hidden ? "; \xe2\x80\xa6 marks folded frames" : "");
 }
 
 /* y of the top edge of a frame at level (0 = bottom or, inverted, top). */
@@ -163,7 +224,17 @@ frame_numbers(struct membuf *out, const struct svg_layout *l, const struct svg_v
 	membuf_puts(out, ")");
 }
 
-/* One frame; label cut to what fits, as the script does when zooming. */
+/* A "[k] " type prefix: a cut label drops it (the colour and the title
+ * still say it), so a narrow frame shows its function and not "[k] ..". */
+static size_t
+type_prefix(const char *name)
+{
+	return name[0] == '[' && name[1] && name[1] != ']' && name[2] == ']' && name[3] == ' ' ?
+	       4 : 0;
+}
+
+/* One frame; label cut to what fits, as the script does when zooming.
+ * The title always holds the whole name. */
 static void
 svg_frame(struct membuf *out, const struct svg_layout *l, const char *name, char type,
 	  uint64_t start, const struct svg_value *v, unsigned level)
@@ -186,10 +257,22 @@ svg_frame(struct membuf *out, const struct svg_layout *l, const char *name, char
 	if (chars >= 3 && len <= chars)
 		xml_escape(out, name);
 	else if (chars >= 3) {
-		xml_escape_prefix(out, name, chars - 2);
+		xml_escape_prefix(out, name + type_prefix(name), chars - 2);
 		membuf_puts(out, "..");
 	}
 	membuf_puts(out, "</text></g>\n");
+}
+
+/* The frame that stands for a folded band: grey, as wide as its root. */
+static void
+svg_fold_marker(struct membuf *out, const struct svg_layout *l, uint32_t folded,
+		uint64_t start, const struct svg_value *v, unsigned level)
+{
+	char	name[96];
+
+	snprintf(name, sizeof(name), "\xe2\x80\xa6 %" PRIu32 " frames folded "
+		 "(pmflame --full-height draws them)", folded);
+	svg_frame(out, l, name, 'H', start, v, level);
 }
 
 static struct svg_value
@@ -228,7 +311,7 @@ max_change(const struct flame_tree *t, struct svg_layout *l)
  * left out, and so, being narrower still, are their callees.
  */
 static int
-svg_frames(struct membuf *out, const struct flame_tree *t, const struct svg_layout *l)
+svg_frames(struct membuf *out, const struct flame_tree *t, struct svg_layout *l)
 {
 	uint64_t		*at = calloc((size_t)flame_tree_max_depth(t) + 2, sizeof(*at));
 	struct flame_walk	*w = flame_walk_new(t);
@@ -249,13 +332,17 @@ svg_frames(struct membuf *out, const struct flame_tree *t, const struct svg_layo
 	while ((x = flame_walk_next(w)) != NULL && !out->failed) {
 		struct svg_value	v = node_value(l, x);
 		uint64_t		start = at[x->depth];
+		uint32_t		folded;
+		int			level = svg_fold_level(&l->fold, x, &folded);
 
 		at[x->depth] += v.width;
 		at[x->depth + 1] = start;
-		if ((double)v.width * l->scale >= l->minwidth) {
+		if (level >= 0 && (double)v.width * l->scale >= l->minwidth) {
 			const struct flame_function *f = flame_tree_function(t, x->function);
 
-			svg_frame(out, l, f->name, f->type, start, &v, x->depth + l->all_frame);
+			svg_frame(out, l, f->name, f->type, start, &v, (unsigned)level);
+			if (folded)
+				svg_fold_marker(out, l, folded, start, &v, (unsigned)level + 1);
 		}
 	}
 	membuf_puts(out, "</g>\n");
@@ -275,10 +362,12 @@ emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf
 		emit_options_default(&defaults);
 		o = &defaults;
 	}
-	compute_layout(t, o, &l);
-	if (l.diff && max_change(t, &l) < 0)
+	if (compute_layout(t, o, &l) < 0 || (l.diff && max_change(t, &l) < 0)) {
+		svg_fold_free(&l.fold);
 		return -ENOMEM;
+	}
 	svg_header(out, &l);
+	svg_legend(out, &l);
 	if (l.total == 0)
 		membuf_printf(out, "<g id=\"frames\"></g>\n<text x=\"%.2f\" y=\"%u\" "
 			      "text-anchor=\"middle\">No samples</text>\n",
@@ -288,6 +377,7 @@ emit_svg(const struct flame_tree *t, const struct emit_options *o, struct membuf
 	membuf_puts(out, "<script type=\"text/ecmascript\"><![CDATA[\n");
 	membuf_puts(out, svg_script);
 	membuf_puts(out, "]]></script>\n</svg>\n");
+	svg_fold_free(&l.fold);
 	if (sts == 0 && out->failed)
 		sts = -ENOMEM;
 	return sts;

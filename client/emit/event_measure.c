@@ -12,6 +12,8 @@ static const struct event_measure measures[] = {
 	{ "on-cpu", "cpu", "Flame Graph", "samples", "us", 0 },
 	/* time blocked off CPU: the counts are microseconds */
 	{ "off-cpu", "off_cpu", "Off-CPU Time Flame Graph", "us", "us", 'B' },
+	/* time blocked, by blocked stack and waker: microseconds */
+	{ "off-wake", "off_wake", "Off-Wake Time Flame Graph", "us", "us", 'A' },
 	/* estimated page faults (samples x period) */
 	{ "page-fault", NULL, "Page Fault Flame Graph", "faults", "count", 'G' },
 };

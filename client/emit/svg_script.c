@@ -19,6 +19,7 @@ const char svg_style[] =
 "#frames > g { cursor: pointer; }\n"
 "#frames > g:hover > rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
 "#frames text { pointer-events: none; }\n"
+"#legend text { font-size: 11px; fill: rgb(60,60,60); }\n"
 ".hide { display: none; }\n"
 ".parent { opacity: 0.5; }\n";
 
@@ -59,8 +60,11 @@ const char svg_script[] =
 "\t/* Is frame a drawn further from the root than frame b? */\n"
 "\tfunction deeper(a, b) { return inverted ? a.y > b.y : a.y < b.y; }\n"
 "\n"
+"\t/* A cut label drops a \"[k] \" prefix, as emit_svg.c does: the colour\n"
+"\t * and the title still say the type. */\n"
 "\tfunction place(f, x, w) {\n"
 "\t\tvar chars = Math.floor(w / charWidth), name = Array.from(f.name);\n"
+"\t\tvar bare = /^\\[[^\\]]\\] /.test(f.name) ? name.slice(4) : name;\n"
 "\t\tf.rect.setAttribute(\"x\", x.toFixed(2));\n"
 "\t\tf.rect.setAttribute(\"width\", w.toFixed(2));\n"
 "\t\tf.text.setAttribute(\"x\", (x + 3).toFixed(2));\n"
@@ -69,7 +73,7 @@ const char svg_script[] =
 "\t\telse if (name.length <= chars)\n"
 "\t\t\tf.text.textContent = f.name;\n"
 "\t\telse\n"
-"\t\t\tf.text.textContent = name.slice(0, chars - 2).join(\"\") + \"..\";\n"
+"\t\t\tf.text.textContent = bare.slice(0, chars - 2).join(\"\") + \"..\";\n"
 "\t}\n"
 "\n"
 "\tfunction restore(f) {\n"

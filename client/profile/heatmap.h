@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "common/hash.h"
-#include "common/intern.h"
+#include "lib/hash.h"
+#include "lib/intern.h"
 
 /* Bound on rows x columns, so a bogus timestamp cannot allocate gigabytes:
  * one day at 50 slices, or an hour at 1000. */

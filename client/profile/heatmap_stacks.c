@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
+#include "lib/array.h"
 #include "heatmap_impl.h"
 #include "tree.h"
 

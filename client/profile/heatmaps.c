@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
+#include "lib/array.h"
 #include "heatmap.h"
 #include "heatmaps.h"
 #include "stack_path.h"

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
-#include "common/bounded_regex.h"
+#include "lib/array.h"
+#include "lib/bounded_regex.h"
 #include "heatmap.h"
 #include "select.h"
 #include "stack_path.h"
@@ -21,7 +21,7 @@
 struct group {
 	char		*host;
 	char		*process;	/* "" for a host view */
-	uint32_t	pid;		/* only with --multi-instance */
+	uint32_t	pid, gen;	/* only with --multi-instance */
 	uint64_t	samples, value_us;
 	struct flame_tree *tree;	/* rooted at the process, or at Total */
 };
@@ -48,8 +48,10 @@ selection_new(const struct select_options *o, char *err, size_t errlen)
 		return NULL;
 	}
 	sel->opts = *o;
+	sel->path.lines = o->lines;
 	/* the regex must match the whole name: "java" is not "javac" */
-	if (o->process != NULL && (sel->re = bounded_regex_whole(o->process, why, sizeof(why))) == NULL) {
+	if (o->process != NULL &&
+	    (sel->re = bounded_regex_compile(o->process, BOUNDED_REGEX_WHOLE, why, sizeof(why))) == NULL) {
 		snprintf(err, errlen, "--process %s: %s", o->process, why);
 		free(sel);
 		return NULL;
@@ -97,7 +99,7 @@ wanted(const struct selection *sel, const struct stack_sample *s)
 	}
 	/* a match stopped by the regex's limits selects nothing */
 	if (sel->re != NULL && strcmp(sel->opts.process, s->process) != 0 &&
-	    bounded_regex_match(sel->re, s->process) != 1)
+	    bounded_regex_search(sel->re, s->process, strlen(s->process)) != 1)
 		return false;
 	return true;
 }
@@ -109,7 +111,8 @@ selection_wants(const struct selection *sel, const struct stack_sample *s)
 }
 
 static struct group *
-lookup_group(struct selection *sel, const char *host, const char *process, uint32_t pid)
+lookup_group(struct selection *sel, const char *host, const char *process, uint32_t pid,
+	     uint32_t gen)
 {
 	struct group	*g;
 	size_t		i;
@@ -118,7 +121,7 @@ lookup_group(struct selection *sel, const char *host, const char *process, uint3
 		size_t	k = (sel->last + i) % sel->ngroups;
 
 		g = &sel->groups[k];
-		if (g->pid == pid && strcmp(g->process, process) == 0 &&
+		if (g->pid == pid && g->gen == gen && strcmp(g->process, process) == 0 &&
 		    strcmp(g->host, host) == 0) {
 			sel->last = k;
 			return g;
@@ -128,7 +131,8 @@ lookup_group(struct selection *sel, const char *host, const char *process, uint3
 }
 
 static struct group *
-add_group(struct selection *sel, const char *host, const char *process, uint32_t pid)
+add_group(struct selection *sel, const char *host, const char *process, uint32_t pid,
+	  uint32_t gen)
 {
 	struct group	*g;
 
@@ -137,6 +141,7 @@ add_group(struct selection *sel, const char *host, const char *process, uint32_t
 	g = &sel->groups[sel->ngroups];
 	memset(g, 0, sizeof(*g));
 	g->pid = pid;
+	g->gen = gen;
 	if ((g->host = strdup(host)) == NULL || (g->process = strdup(process)) == NULL ||
 	    (g->tree = flame_tree_new()) == NULL) {
 		group_clear(g);
@@ -242,13 +247,13 @@ total_group(struct selection *sel, const struct stack_sample *s, enum stack_root
 
 	if (sel->fleet) {
 		*root = ROOT_FLEET;
-		return lookup_group(sel, FLEET_HOST, "", 0);
+		return lookup_group(sel, FLEET_HOST, "", 0, 0);
 	}
 	*root = ROOT_HOST;
-	if ((g = lookup_group(sel, host, "", 0)) != NULL)
+	if ((g = lookup_group(sel, host, "", 0, 0)) != NULL)
 		return g;
 	if (sel->ngroups == 0)
-		return add_group(sel, host, "", 0);
+		return add_group(sel, host, "", 0, 0);
 	/* one host view there, of another host: the fleet's now */
 	g = &sel->groups[0];
 	if (reroot_group(g) < 0)
@@ -272,16 +277,16 @@ group_for(struct selection *sel, const struct stack_sample *s, enum stack_root *
 
 	if (sel->opts.multi_instance) {
 		*root = ROOT_PROCESS;
-		g = lookup_group(sel, host, s->process, s->pid);
-		return g ? g : add_group(sel, host, s->process, s->pid);
+		g = lookup_group(sel, host, s->process, s->pid, s->gen);
+		return g ? g : add_group(sel, host, s->process, s->pid, s->gen);
 	}
 	if (sel->opts.total)
 		return total_group(sel, s, root);
 	*root = ROOT_HOST;
-	if ((g = lookup_group(sel, host, "", 0)) != NULL)
+	if ((g = lookup_group(sel, host, "", 0, 0)) != NULL)
 		return g;
 	*root = ROOT_PROCESS;
-	if ((g = lookup_group(sel, host, s->process, 0)) != NULL)
+	if ((g = lookup_group(sel, host, s->process, 0, 0)) != NULL)
 		return g;
 	for (i = 0; i < sel->ngroups; i++) {
 		g = &sel->groups[i];
@@ -291,7 +296,7 @@ group_for(struct selection *sel, const struct stack_sample *s, enum stack_root *
 			return reroot_group(g) < 0 ? NULL : g;
 		}
 	}
-	return add_group(sel, host, s->process, 0);
+	return add_group(sel, host, s->process, 0, 0);
 }
 
 static int
@@ -309,9 +314,10 @@ add(struct selection *sel, const struct stack_sample *s, bool baseline)
 	if (sel->opts.normalize)
 		flame_tree_normalize_baseline(g->tree, 1);
 	if (baseline)
-		return flame_tree_add_baseline(g->tree, sel->path.v, sel->path.n,
-					       s->count, s->value_us);
-	if ((sts = flame_tree_add(g->tree, sel->path.v, sel->path.n, s->count, s->value_us)) < 0)
+		return flame_tree_add_baseline_n(g->tree, sel->path.v, sel->path.len, sel->path.n,
+						 s->count, s->value_us);
+	if ((sts = flame_tree_add_n(g->tree, sel->path.v, sel->path.len, sel->path.n, s->count,
+				    s->value_us)) < 0)
 		return sts;
 	g->samples += s->count;
 	g->value_us += s->value_us;
@@ -347,7 +353,9 @@ group_cmp(const void *a, const void *b)
 		return c;
 	if ((c = strcmp(x->process, y->process)) != 0)
 		return c;
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->gen > y->gen) - (x->gen < y->gen);
 }
 
 /* One profile per group: the tree moves into it. */
@@ -358,6 +366,7 @@ take_group(struct profile *p, struct group *g)
 
 	memset(p, 0, sizeof(*p));
 	p->pid = g->pid;
+	p->gen = g->gen;
 	if ((p->host = strdup(g->host)) == NULL ||
 	    (p->name = strdup(g->process[0] ? g->process : "Total")) == NULL)
 		return -ENOMEM;
@@ -422,14 +431,11 @@ profiles_free(struct profile *p, size_t n)
 int
 profiles_append(struct profile **dst, size_t *ndst, struct profile *src, size_t n)
 {
-	struct profile	*v;
-
 	if (n == 0)
 		return 0;
-	if ((v = realloc(*dst, (*ndst + n) * sizeof(*v))) == NULL)
+	if (n > SIZE_MAX - *ndst || array_resize(dst, *ndst + n) < 0)
 		return -ENOMEM;
-	memcpy(v + *ndst, src, n * sizeof(*src));
-	*dst = v;
+	memcpy(*dst + *ndst, src, n * sizeof(*src));
 	*ndst += n;
 	return 0;
 }

@@ -26,6 +26,7 @@ struct select_options {
 	bool		multi_instance;	/* one profile per process */
 	bool		normalize;	/* differential: baseline scaled to the same total */
 	bool		merge_hosts;	/* one profile per process across all hosts */
+	bool		lines;		/* Python frames per line, not per function */
 };
 
 /* The host of a profile of several hosts: --total's fleet view (Total ->
@@ -45,6 +46,7 @@ struct profile {
 	char		*host;
 	char		*name;		/* root frame: process name or "Total" */
 	uint32_t	pid;		/* --multi-instance with a pid, else 0 */
+	uint32_t	gen;		/* and which process of that pid (sample.h) */
 	double		start, end;	/* time range covered */
 	uint64_t	samples;
 	uint64_t	value_us;

@@ -5,11 +5,30 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
+#include "lib/array.h"
+#include "common/py_frame.h"
 #include "stack_path.h"
 
-/* "[x] name\0" at *at in p->buf (room reserved); its start. */
-static char *
+/* Room for n more names on the path. */
+static int
+path_reserve(struct stack_path *p, size_t n)
+{
+	if (array_reserve(&p->v, &p->cap, p->n + n) < 0 ||
+	    array_reserve(&p->len, &p->len_cap, p->n + n) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The next name of the path (room reserved). */
+static void
+push(struct stack_path *p, const char *name, size_t len)
+{
+	p->v[p->n] = name;
+	p->len[p->n++] = len;
+}
+
+/* "[x] name\0" at *at in p->buf (room reserved), onto the path. */
+static void
 put_layer(struct stack_path *p, size_t *at, const char *prefix, const char *name, size_t len)
 {
 	char	*start = p->buf + *at;
@@ -17,54 +36,64 @@ put_layer(struct stack_path *p, size_t *at, const char *prefix, const char *name
 	memcpy(start, prefix, 4);
 	memcpy(start + 4, name, len + 1);
 	*at += len + 5;
-	return start;
+	push(p, start, len + 4);
 }
 
-/* buf = ["[h] host\0"] ["[p] process\0"] ["[t] thread\0"] "stack\0", the
- * layers on the path; *stack_at: where the stack starts in buf. */
+/* buf = ["[h] host\0"] ["[p] process\0"] ["[t] thread\0"], then room for
+ * the stack's slen bytes; the layers on the path; *stack_at: where the
+ * stack's names go in buf. */
 static int
-fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root,
+fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root, size_t slen,
      size_t *stack_at)
 {
 	size_t	hlen = root == ROOT_FLEET ? strlen(s->host) : 0;
 	size_t	plen = root != ROOT_PROCESS ? strlen(s->process) : 0;
 	size_t	tlen = s->thread ? strlen(s->thread) : 0;
-	size_t	slen = strlen(s->stack) + 1, at = 0;
+	size_t	at = 0;
 
-	if (array_reserve(&p->buf, &p->buflen, hlen + plen + tlen + slen + 15) < 0)
-		return -ENOMEM;
 	p->n = 0;
+	if (path_reserve(p, 4) < 0 ||
+	    array_reserve(&p->buf, &p->buflen, hlen + plen + tlen + slen + 16) < 0)
+		return -ENOMEM;
 	if (root != ROOT_PROCESS)
-		p->v[p->n++] = "Total";
+		push(p, "Total", 5);
 	if (root == ROOT_FLEET)
-		p->v[p->n++] = put_layer(p, &at, "[h] ", s->host, hlen);
+		put_layer(p, &at, "[h] ", s->host, hlen);
 	if (root != ROOT_PROCESS)
-		p->v[p->n++] = put_layer(p, &at, "[p] ", s->process, plen);
+		put_layer(p, &at, "[p] ", s->process, plen);
 	else
-		p->v[p->n++] = s->process;
+		push(p, s->process, strlen(s->process));
 	if (s->thread)
-		p->v[p->n++] = put_layer(p, &at, "[t] ", s->thread, tlen);
-	memcpy(p->buf + at, s->stack, slen);
+		put_layer(p, &at, "[t] ", s->thread, tlen);
 	*stack_at = at;
 	return 0;
 }
 
+/* One pass over the stack: each non-empty name copied with its NUL and
+ * pushed, its length known from where its ';' was found (less a Python
+ * frame's line). */
 int
 stack_path_split(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
 {
-	size_t		nframes = 5, stack_at;
-	const char	*c;
-	char		*f, *semi;
+	size_t		slen = strlen(s->stack), at;
+	const char	*f = s->stack, *end = f + slen, *semi;
 
-	for (c = s->stack; *c; c++)
-		nframes += *c == ';';
-	if (array_reserve(&p->v, &p->cap, nframes) < 0 || fill(p, s, root, &stack_at) < 0)
+	if (fill(p, s, root, slen, &at) < 0)
 		return -ENOMEM;
-	for (f = p->buf + stack_at; f != NULL; f = semi) {
-		if ((semi = strchr(f, ';')) != NULL)
-			*semi++ = '\0';
-		if (*f != '\0')
-			p->v[p->n++] = f;
+	for (; f <= end; f = semi + 1) {
+		size_t	len;
+
+		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
+			semi = end;
+		if ((len = (size_t)(semi - f)) == 0)
+			continue;
+		if (path_reserve(p, 1) < 0)
+			return -ENOMEM;
+		memcpy(p->buf + at, f, len);
+		p->buf[at + len] = '\0';
+		/* one frame per function, as flame graphs merge: the line cut */
+		push(p, p->buf + at, p->lines ? len : py_frame_strip_line(p->buf + at, len));
+		at += len + 1;
 	}
 	return 0;
 }
@@ -73,6 +102,7 @@ void
 stack_path_free(struct stack_path *p)
 {
 	free(p->v);
+	free(p->len);
 	free(p->buf);
 	memset(p, 0, sizeof(*p));
 }

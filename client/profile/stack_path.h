@@ -1,11 +1,13 @@
 /*
  * stack_path.h - a stack_sample as the root-first path that a flame tree
  * or a heat map adds: the root layers (stack_root), "[t] thread" when the
- * record names its thread, then the non-empty frames of its stack.
+ * record names its thread, then the non-empty frames of its stack, a
+ * Python frame's ":line" cut unless lines is set (py_frame.h).
  */
 #ifndef STACK_PATH_H
 #define STACK_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "common/sample.h"
 
@@ -18,9 +20,11 @@ enum stack_root {
 
 struct stack_path {
 	const char	**v;		/* the path: v[0 .. n) */
-	size_t		n, cap;
+	size_t		*len;		/* strlen of each */
+	size_t		n, cap, len_cap;
 	char		*buf;		/* the names, reused from sample to sample */
 	size_t		buflen;
+	bool		lines;		/* keep Python frames' lines (pmflame --lines) */
 };
 
 /* Split s under root.  0 or -ENOMEM.  The path points into p and into s:

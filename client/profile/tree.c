@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
+#include "lib/array.h"
 #include "tree_impl.h"
 
 char
@@ -68,6 +68,7 @@ flame_tree_free(struct flame_tree *t)
 	tree_index_free(t);
 	intern_free(&t->names);
 	free(t->last);
+	free(t->len_buf);
 	free(t->frames);
 	free(t->stacks);
 	free(t->functions);
@@ -90,19 +91,40 @@ flame_tree_set_object_leaves(struct flame_tree *t, int on)
  * object leaves a last frame differs in type from the same name above it,
  * so neither stack's last frame is taken from the cache. */
 static size_t
-shared_prefix(const struct flame_tree *t, const char *const *path, size_t n)
+shared_prefix(const struct flame_tree *t, const char *const *path, const size_t *lens, size_t n)
 {
 	size_t	i = 0, limit = n < t->last_len ? n : t->last_len;
 
 	if (t->object_leaves && limit > 0)
 		limit--;
-	while (i < limit && strcmp(path[i], t->last[i].name) == 0)
+	while (i < limit && lens[i] == t->last[i].len &&
+	       memcmp(path[i], t->last[i].name, lens[i]) == 0)
 		i++;
 	return i;
 }
 
+/* Every name of path[0 .. n) is there; lens[] their lengths, into len_buf
+ * when the caller gave none. */
 static int
-add_stack(struct flame_tree *t, const char *const *path, size_t n,
+path_lengths(struct flame_tree *t, const char *const *path, size_t n, const size_t **lens)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (path[i] == NULL)
+			return -EINVAL;
+	if (*lens != NULL)
+		return 0;
+	if (array_reserve(&t->len_buf, &t->len_cap, n) < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		t->len_buf[i] = strlen(path[i]);
+	*lens = t->len_buf;
+	return 0;
+}
+
+static int
+add_stack(struct flame_tree *t, const char *const *path, const size_t *lens, size_t n,
 	  const struct tree_values *v, int baseline)
 {
 	size_t		first = t->nframes, shared, i;
@@ -111,23 +133,23 @@ add_stack(struct flame_tree *t, const char *const *path, size_t n,
 
 	if (t->finished || n == 0 || n >= UINT32_MAX)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (path[i] == NULL)
-			return -EINVAL;
+	if ((sts = path_lengths(t, path, n, &lens)) < 0)
+		return sts;
 	if (array_reserve(&t->last, &t->last_cap, n) < 0 ||
 	    array_reserve(&t->frames, &t->frames_cap, first + n) < 0)
 		return -ENOMEM;
-	t->last_len = shared = shared_prefix(t, path, n);
+	t->last_len = shared = shared_prefix(t, path, lens, n);
 	for (i = 0; i < shared; i++)
 		t->frames[first + i] = t->last[i].function;
 	for (i = shared; i < n; i++) {
 		char type = t->object_leaves && i == n - 1 && i > 0 ? 'O' :
-			    function_type(path[i], i == 0);
+			    function_type_n(path[i], lens[i], i == 0);
 
-		if ((sts = tree_intern_function(t, path[i], type, &fid)) < 0)
+		if ((sts = tree_intern_function(t, path[i], lens[i], type, &fid)) < 0)
 			return sts;
 		t->frames[first + i] = fid;
 		t->last[i].name = intern_name(&t->names, fid);	/* in cache: just compared */
+		t->last[i].len = lens[i];
 		t->last[i].function = fid;
 		t->last_len = i + 1;
 	}
@@ -140,7 +162,7 @@ flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
 {
 	struct tree_values	v = { samples, value_us };
 
-	return add_stack(t, path, n, &v, 0);
+	return add_stack(t, path, NULL, n, &v, 0);
 }
 
 int
@@ -149,7 +171,25 @@ flame_tree_add_baseline(struct flame_tree *t, const char *const *path, size_t n,
 {
 	struct tree_values	v = { samples, value_us };
 
-	return add_stack(t, path, n, &v, 1);
+	return add_stack(t, path, NULL, n, &v, 1);
+}
+
+int
+flame_tree_add_n(struct flame_tree *t, const char *const *path, const size_t *lens, size_t n,
+		 uint64_t samples, uint64_t value_us)
+{
+	struct tree_values	v = { samples, value_us };
+
+	return add_stack(t, path, lens, n, &v, 0);
+}
+
+int
+flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path, const size_t *lens,
+			  size_t n, uint64_t samples, uint64_t value_us)
+{
+	struct tree_values	v = { samples, value_us };
+
+	return add_stack(t, path, lens, n, &v, 1);
 }
 
 int

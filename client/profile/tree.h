@@ -12,7 +12,7 @@
  * Nodes are not stored one by one: a profile of 100k random stacks has
  * 3 M of them.  The tree keeps its distinct stacks (a function id per
  * frame), sorted; a walk derives each node, its parent and its totals
- * from them as it goes (docs/design.md, "Tree and emitters").
+ * from them as it goes (docs/design.md, "pmflame": Tree).
  */
 #ifndef TREE_H
 #define TREE_H
@@ -61,6 +61,15 @@ int flame_tree_add(struct flame_tree *t, const char *const *path, size_t n,
  */
 int flame_tree_add_baseline(struct flame_tree *t, const char *const *path, size_t n,
 			    uint64_t samples, uint64_t value_us);
+/*
+ * The same two with each name's length given (lens[i] is strlen(path[i])):
+ * a source that split the stack knows them, and the tree would otherwise
+ * measure every name it looks up.
+ */
+int flame_tree_add_n(struct flame_tree *t, const char *const *path, const size_t *lens,
+		     size_t n, uint64_t samples, uint64_t value_us);
+int flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path,
+			      const size_t *lens, size_t n, uint64_t samples, uint64_t value_us);
 /* Whether the tree has a baseline column (any flame_tree_add_baseline). */
 int flame_tree_has_baseline(const struct flame_tree *t);
 /*

@@ -15,8 +15,8 @@
 #ifndef TREE_IMPL_H
 #define TREE_IMPL_H
 
-#include "common/hash.h"
-#include "common/intern.h"
+#include "lib/hash.h"
+#include "lib/intern.h"
 #include "tree.h"
 
 #define NO_INDEX	UINT32_MAX
@@ -51,9 +51,12 @@ struct flame_tree {
 	/* the previous stack, whose prefix the next one often shares */
 	struct last_frame {
 		const char	*name;		/* interned */
+		size_t		len;
 		uint32_t	function;
 	}			*last;
 	size_t			last_len, last_cap;
+	size_t			*len_buf;	/* names' lengths, for callers without */
+	size_t			len_cap;
 
 	/* finished: */
 	uint64_t		*cum_samples;	/* values of stacks [0, k), k = 0 .. nstacks */
@@ -70,7 +73,8 @@ struct flame_tree {
 
 int tree_index_init(struct flame_tree *t);
 void tree_index_free(struct flame_tree *t);
-int tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t *id);
+int tree_intern_function(struct flame_tree *t, const char *name, size_t len, char type,
+			 uint32_t *id);
 /* Keep the stack whose n function ids were written at frames[nframes ..]
  * (room reserved), or add its values to the equal stack kept before. */
 int tree_commit_stack(struct flame_tree *t, size_t n, const struct tree_values *v,

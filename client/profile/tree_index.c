@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
+#include "lib/array.h"
 #include "tree_impl.h"
 
 int
@@ -30,13 +30,14 @@ tree_index_free(struct flame_tree *t)
 }
 
 int
-tree_intern_function(struct flame_tree *t, const char *name, char type, uint32_t *id)
+tree_intern_function(struct flame_tree *t, const char *name, size_t len, char type,
+		     uint32_t *id)
 {
 	struct flame_function	*f;
 
 	/* room first: a name interned is a function, so their ids agree */
 	if (array_reserve(&t->functions, &t->functions_cap, t->nfunctions + 1) < 0 ||
-	    intern_put(&t->names, name, strlen(name), type, id) < 0)
+	    intern_put(&t->names, name, len, type, id) < 0)
 		return -ENOMEM;
 	if (*id < t->nfunctions)
 		return 0;

@@ -58,6 +58,11 @@ static const struct output_format formats[] = {
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
+/* Not a --format word: written for flame profiles when c->view is set. */
+static const struct output_format view_format = {
+	"view", "view.json", "application/json", NULL,
+};
+
 const struct output_format *
 output_format_find(const char *name)
 {
@@ -140,24 +145,13 @@ output_time_name(double t, char *buf, size_t len)
 	utc_strftime(t, "%Y%m%dT%H%M%SZ", buf, len);
 }
 
-/* "12:00:00" style times in the reporting zone (-Z/-z), for humans. */
-static void
-human_time(double t, char *buf, size_t len)
-{
-	time_t		secs = (time_t)t;
-	struct tm	tm;
-
-	pmLocaltime(&secs, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm);
-}
-
 static void
 flame_subtitle(const struct output_context *c, const struct profile *p, char *buf, size_t len)
 {
 	char	from[64], to[64];
 
-	human_time(p->start, from, sizeof(from));
-	human_time(p->end, to, sizeof(to));
+	zone_time(p->start, from, sizeof(from));
+	zone_time(p->end, to, sizeof(to));
 	if (p->start == p->end)
 		snprintf(buf, len, "%s %s, %s", c->source, p->host, to);
 	else
@@ -227,7 +221,10 @@ profile_stem(const struct output_context *c, const struct profile *p, char *dir,
 	char	host[128], name[128], pname[160], from[32], to[32];
 
 	sink_safe_name(p->host, host, sizeof(host));
-	if (p->pid != 0) {
+	if (p->pid != 0 && p->gen != 0) {	/* a reused PID's later process */
+		snprintf(pname, sizeof(pname), "%s.%u.%u", p->name, p->pid, p->gen);
+		sink_safe_name(pname, name, sizeof(name));
+	} else if (p->pid != 0) {
 		snprintf(pname, sizeof(pname), "%s.%u", p->name, p->pid);
 		sink_safe_name(pname, name, sizeof(name));
 	} else
@@ -250,6 +247,8 @@ formats_of(const struct output_context *c, const struct profile *p,
 	for (f = 0; f < c->nformats; f++)
 		if (row_kind(c->formats[f]) == p->kind)
 			out[n++] = c->formats[f];
+	if (c->view != NULL && p->kind == PROFILE_FLAME && n > 0 && n < OUTPUT_MAX_FORMATS)
+		out[n++] = &view_format;
 	return n;
 }
 
@@ -304,7 +303,8 @@ render_all(struct output_context *c, const struct profile *p, const struct data_
 	c->emit.description = ng > 0 ? desc.data : NULL;
 	for (f = 0; f < nf && sts == 0; f++) {
 		membuf_init(&bufs[f]);
-		sts = fmts[f]->render(p, &c->emit, &bufs[f]);
+		sts = fmts[f] == &view_format ? c->view(c->view_arg, p, g, ng, &bufs[f]) :
+		      fmts[f]->render(p, &c->emit, &bufs[f]);
 		if (sts < 0 || bufs[f].failed) {
 			snprintf(err, errlen, "cannot render %s of %s on %s: %s",
 				 fmts[f]->name, p->name, p->host,

@@ -15,6 +15,8 @@
  * HOST/NAME/START_END-diff.EXT and HOST/NAME/latest-diff.EXT; a profile
  * of another event than on-cpu adds "-EVENT" (START_END-off-cpu.EXT).  A host's heat map is
  * HOST/Total/START_END-heatmap.svg and HOST/Total/latest-heatmap.svg.
+ * An archive range's flame profile also gets STEM.view.json (c->view),
+ * which live.html opens (index.html's "view" link).
  */
 #ifndef OUTPUT_H
 #define OUTPUT_H
@@ -61,6 +63,11 @@ struct output_context {
 	 * host says so (SVG subtitle, JSON DESCRIPTION, index) */
 	const struct data_gap *gaps;
 	size_t		ngaps;
+	/* an archive range's values for live.html (STEM.view.json beside each
+	 * flame profile's files), g[0..ng) its gaps; NULL: none */
+	int		(*view)(void *arg, const struct profile *p, const struct data_gap *g,
+				size_t ng, struct membuf *out);
+	void		*view_arg;
 };
 
 /* Whether some requested format renders profiles of this kind. */

@@ -17,7 +17,7 @@
 #include "s3_http.h"
 #include "s3_key.h"
 #include "s3_spool.h"
-#include "common/array.h"
+#include "lib/array.h"
 #include "common/util.h"
 
 #define SPOOL_MAGIC		"pmflame-spool 1\n"

@@ -4,7 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "common/hash.h"
+#include "lib/hash.h"
 #include "sink.h"
 
 struct sink *
@@ -58,11 +58,10 @@ sink_unlock(struct sink *s)
 		s->ops->unlock(s);
 }
 
-void
+unsigned long
 sink_close(struct sink *s)
 {
-	if (s != NULL)
-		s->ops->close(s);
+	return s != NULL ? s->ops->close(s) : 0;
 }
 
 static int
@@ -71,6 +70,21 @@ safe_char(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' ||
 	       c == '+' || c == '@' || c == ',' || c == '=';
+}
+
+/* Checked where a name comes back from outside (index.json): no '.'
+ * first, so no "." or ".." and no hidden file, and at most NAME_MAX. */
+int
+sink_name_is_safe(const char *s, size_t n)
+{
+	size_t	i;
+
+	if (n == 0 || n > 255 || s[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!safe_char((unsigned char)s[i]))
+			return 0;
+	return 1;
 }
 
 #define SAFE_NAME_MAX	100	/* well under NAME_MAX and S3 key limits */
@@ -93,7 +107,7 @@ sink_safe_name(const char *in, char *out, size_t outlen)
 		max = SAFE_NAME_MAX;
 	if (n > max) {
 		/* FNV-1a keeps cut names distinct; not a security measure */
-		snprintf(tail, sizeof(tail), "~%08lx", (unsigned long)hash_fnv1a(in));
+		snprintf(tail, sizeof(tail), "~%08lx", (unsigned long)hash_stable32(in));
 		if (max <= strlen(tail)) {
 			/* no room for a prefix: the hash alone names it */
 			snprintf(out, outlen, "%s", tail + 1);

@@ -18,7 +18,8 @@ struct sink_ops {
 		       const void *data, size_t len, char *err, size_t errlen);
 	/* Read back an object we wrote (for index merging); -1 when absent. */
 	int	(*get)(struct sink *s, const char *relpath, char **data, size_t *len);
-	void	(*close)(struct sink *s);
+	/* Free s; returns how many objects stay spooled, not delivered. */
+	unsigned long (*close)(struct sink *s);
 	/* Optional: hold off other processes' read-merge-write of the index
 	 * between lock and unlock. */
 	void	(*lock)(struct sink *s);
@@ -68,7 +69,9 @@ int sink_put_copy(struct sink *s, const char *from, const char *relpath,
  * spooled or seen): not absent, so do not overwrite it from nothing. */
 #define SINK_GET_MAX	(16 << 20)
 int sink_get(struct sink *s, const char *relpath, char **data, size_t *len);
-void sink_close(struct sink *s);
+/* Close s (NULL: nothing); the objects its sink leaves spooled, not yet
+ * delivered (S3 unreachable): 0 for a directory. */
+unsigned long sink_close(struct sink *s);
 /* Around a read-modify-write of one object; a no-op where the sink has no
  * lock (S3: the last writer wins). */
 void sink_lock(struct sink *s);
@@ -81,5 +84,9 @@ void sink_unlock(struct sink *s);
  * replaced characters.
  */
 void sink_safe_name(const char *in, char *out, size_t outlen);
+
+/* s[0..n) is one component of the kind sink_safe_name makes (any length up
+ * to NAME_MAX): 1 or 0. */
+int sink_name_is_safe(const char *s, size_t n);
 
 #endif /* SINK_H */

@@ -196,7 +196,7 @@ dir_get(struct sink *s, const char *relpath, char **data, size_t *len)
 	return 0;
 }
 
-static void
+static unsigned long
 dir_close(struct sink *s)
 {
 	struct dir_sink	*d = (struct dir_sink *)s;
@@ -204,6 +204,7 @@ dir_close(struct sink *s)
 	close(d->dirfd);
 	free(s->target);
 	free(d);
+	return 0;
 }
 
 /*

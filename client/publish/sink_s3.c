@@ -21,6 +21,7 @@
 #include "s3_spool.h"
 #include "sink.h"
 #include "common/util.h"
+#include "lib/clock.h"
 
 #define HOLD_FIRST_SECS	2
 #define HOLD_MAX_SECS	60
@@ -48,19 +49,11 @@ struct s3_sink {
 	int			need_flush;	/* we spooled because S3 was unreachable */
 	double			last_flush;	/* monotonic seconds */
 	unsigned		hold;		/* seconds of the next offline period */
+	unsigned long		spooled;	/* objects this run had to spool */
 	struct readback		readback[READBACK_KEYS];
 	const struct index_merge *index;	/* merged on delivery; may be NULL */
 };
 
-
-static double
-now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void
 went_offline(struct s3_sink *s)
@@ -68,13 +61,13 @@ went_offline(struct s3_sink *s)
 	s->hold = s->hold ? s->hold * 2 : HOLD_FIRST_SECS;
 	if (s->hold > HOLD_MAX_SECS)
 		s->hold = HOLD_MAX_SECS;
-	s->offline_until = now_mono() + s->hold;
+	s->offline_until = clock_mono_s() + s->hold;
 }
 
 static int
 is_offline(const struct s3_sink *s)
 {
-	return s->offline_until > now_mono();
+	return s->offline_until > clock_mono_s();
 }
 
 static struct readback *
@@ -122,7 +115,7 @@ flush_pending(struct s3_sink *s)
 	struct s3_flush_result	r;
 
 	s->need_flush = 0;
-	s->last_flush = now_mono();
+	s->last_flush = clock_mono_s();
 	s3_spool_usage(&s->spool, &bytes, &files);
 	if (files == 0)
 		return;
@@ -153,6 +146,7 @@ spool_object(struct s3_sink *s, const char *key, const char *content_type,
 			seterr(err, errlen, "%s", serr);
 		return -1;
 	}
+	s->spooled++;
 	return 0;
 }
 
@@ -169,14 +163,14 @@ s3_put(struct sink *base, const char *relpath, const char *content_type,
 	if ((key = s3_key_join(&s->target, relpath, err, errlen)) == NULL)
 		return -1;
 	readback_note(s, key, data, len);
-	if ((s->need_flush || now_mono() - s->last_flush > REFLUSH_SECS) && !is_offline(s))
+	if ((s->need_flush || clock_mono_s() - s->last_flush > REFLUSH_SECS) && !is_offline(s))
 		flush_pending(s);
 	if (is_offline(s)) {
 		s->need_flush = 1;
 		if ((rc = spool_object(s, key, content_type, data, len, NULL, err, errlen)) == 0)
 			fprintf(stderr, "pmflame: s3://%s/%s spooled in %s: S3 unreachable, "
 				"next try in %.0f s\n", s->target.bucket, key, s->spool.dir,
-				s->offline_until - now_mono());
+				s->offline_until - clock_mono_s());
 		goto out;
 	}
 	if (s3_spool_find(&s->spool, s3_endpoint_id(&s->cfg), s->target.bucket, key, NULL)) {
@@ -281,16 +275,25 @@ s3_sink_free(struct s3_sink *s)
 	free(s);
 }
 
-/* A last try to leave nothing behind; quick, since we are exiting. */
-static void
+/* A last try to leave nothing behind; quick, since we are exiting.
+ * When this run spooled, what the spool still holds then was not
+ * delivered: the caller says so.  Entries only older runs left (refused
+ * for good, waiting for a person) do not make this run's status. */
+static unsigned long
 s3_close(struct sink *base)
 {
-	struct s3_sink *s = (struct s3_sink *)base;
+	struct s3_sink		*s = (struct s3_sink *)base;
+	unsigned long long	bytes;
+	unsigned long		files;
 
 	s->client.tries = 1;
 	if (s->need_flush)
 		flush_pending(s);
+	s3_spool_usage(&s->spool, &bytes, &files);
+	if (s->spooled == 0)
+		files = 0;
 	s3_sink_free(s);
+	return files;
 }
 
 static const struct sink_ops s3_ops = { s3_put, s3_get, s3_close, NULL, NULL, NULL };

@@ -11,7 +11,6 @@
  * options' values, both written here as escaped attributes; it writes
  * nothing but the rows' hidden flags and a count.
  */
-#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,11 @@
 #include "common/gaps.h"
 #include "common/membuf.h"
 #include "emit/emit_csp.h"
+#include "emit/emit_export.h"
 #include "emit/site_script.h"
+#include "emit/live_page.h"
 #include "common/text.h"
+#include "index_row.h"
 #include "site.h"
 #include "common/util.h"
 
@@ -28,6 +30,8 @@
 #define MANIFEST_TYPE	"application/json"
 #define PAGE		"index.html"
 #define PAGE_TYPE	"text/html; charset=utf-8"
+#define LIVE_PAGE	"live.html"	/* client/web/: the same in every site */
+#define VIEW_EXT	"view.json"	/* an archive range for LIVE_PAGE (output.c) */
 
 /* Rows as read from index.json: owned copies. */
 struct row {
@@ -92,32 +96,16 @@ row_from_entry(struct row *r, const struct site_entry *e)
 	return (r->host && r->name && r->stem && r->event) ? 0 : -1;
 }
 
-static const char *
-json_str(const cJSON *o, const char *key)
-{
-	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* A number in [0, limit), else 0: index.json is read back from a disk or a
- * bucket and may hold anything, and a double beyond the integer it is
- * stored in does not convert. */
-static double
-json_num(const cJSON *o, const char *key, double limit)
-{
-	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < limit ?
-	       v->valuedouble : 0;
-}
+#define DROPS_TOLD	5	/* rows dropped that are told one by one */
 
 /* Rows of index.json text, into *rows with room for extra more; NULL,
- * damaged or foreign text has none.  *rows is NULL only when out of memory. */
+ * damaged or foreign text has none, and a row that breaks index_row's
+ * rules is dropped with a warning naming where (WHERE) and why.  *rows is
+ * NULL only when out of memory. */
 static size_t
-parse_manifest(const char *text, struct row **rows, size_t extra)
+parse_manifest(const char *text, const char *where, struct row **rows, size_t extra)
 {
-	size_t		n = 0, cap = extra;
+	size_t		n = 0, cap = extra, at = 0, dropped = 0;
 	cJSON		*root = NULL, *list, *item;
 
 	if (text != NULL && (root = cJSON_Parse(text)) != NULL &&
@@ -131,34 +119,27 @@ parse_manifest(const char *text, struct row **rows, size_t extra)
 		return 0;
 	list = cJSON_GetObjectItemCaseSensitive(root, "profiles");
 	cJSON_ArrayForEach(item, list) {
-		struct site_entry	e = {
-			.host = json_str(item, "host"), .name = json_str(item, "profile"),
-			.event = json_str(item, "event"),
-			.stem = json_str(item, "path"),
-			.pid = (uint32_t)json_num(item, "pid", 4294967296.0),
-			.start = json_num(item, "start", DBL_MAX),
-			.end = json_num(item, "end", DBL_MAX),
-			.samples = (uint64_t)json_num(item, "samples", 18446744073709551616.0),
-		};
+		struct site_entry	e;
 		struct data_gap		g[SITE_MAX_GAPS];
-		const cJSON		*f;
+		const char		*why;
 
-		if (!e.host || !e.name || !e.stem || n >= cap)
+		at++;
+		if (n >= cap)
 			continue;
-		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(item, "formats"))
-			if (cJSON_IsString(f) && e.nexts < 8)
-				e.exts[e.nexts++] = f->valuestring;
-		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(item, "gaps"))
-			if (json_str(f, "why") && e.ngaps < SITE_MAX_GAPS)
-				g[e.ngaps++] = (struct data_gap){ NULL, json_num(f, "start", DBL_MAX),
-								  json_num(f, "end", DBL_MAX),
-								  json_str(f, "why") };
-		e.gaps = g;
+		if (index_row_read(item, &e, g, &why) < 0) {
+			if (dropped++ < DROPS_TOLD)
+				fprintf(stderr, "pmflame: warning: %s: profile %zu of %s dropped: %s\n",
+					where, at, MANIFEST, why);
+			continue;
+		}
 		if (row_from_entry(&(*rows)[n], &e) == 0)
 			n++;
 		else
 			row_free(&(*rows)[n]);
 	}
+	if (dropped > DROPS_TOLD)
+		fprintf(stderr, "pmflame: warning: %s: %zu more profiles of %s dropped\n", where,
+			dropped - DROPS_TOLD, MANIFEST);
 	cJSON_Delete(root);
 	return n;
 }
@@ -174,7 +155,7 @@ read_manifest(struct sink *s, struct row **rows, size_t extra)
 		free(data);
 		data = NULL;
 	}
-	n = parse_manifest(data, rows, extra);
+	n = parse_manifest(data, s->target, rows, extra);
 	free(data);
 	return n;
 }
@@ -264,6 +245,48 @@ html_gaps(struct membuf *m, const struct row *r)
 	membuf_free(&text);
 }
 
+/* What a row is, from the stem's place suffix (output.c's places). */
+static const char *
+row_kind(const struct row *r)
+{
+	if (strstr(r->stem, "-diff") != NULL)
+		return "diff";
+	if (strstr(r->stem, "-heatmap") != NULL)
+		return "heat map";
+	return "flame";
+}
+
+/* What the row's number counts: samples, or the event's own measure
+ * (microseconds blocked off-CPU, estimated page faults). */
+static const char *
+row_unit(const struct row *r)
+{
+	const char	*unit = event_measure(r->event[0] ? r->event : "on-cpu")->count_name;
+
+	return strcmp(unit, "us") == 0 ? "&#181;s" : unit;
+}
+
+/* An archive range's values open in the live page: "view" ->
+ * live.html#file=STEM.view.json.  The stem is sink_safe_name output;
+ * '+' is escaped, as the page's URLSearchParams would read a space. */
+static void
+html_view_link(struct membuf *m, const struct row *r)
+{
+	const char	*p;
+
+	membuf_puts(m, "<a href=\"" LIVE_PAGE "#file=");
+	for (p = r->stem; *p; p++) {
+		if (*p == '+')
+			membuf_puts(m, "%2B");
+		else {
+			char	c[2] = { *p, 0 };
+
+			xml_escape(m, c);
+		}
+	}
+	membuf_puts(m, "." VIEW_EXT "\">view</a> ");
+}
+
 static void
 html_row(struct membuf *m, const struct row *r)
 {
@@ -273,7 +296,8 @@ html_row(struct membuf *m, const struct row *r)
 	utc_strftime(r->start, "%Y-%m-%d %H:%M:%S", from, sizeof(from));
 	utc_strftime(r->end, r->end - r->start < 86400 ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S",
 		     to, sizeof(to));
-	membuf_puts(m, "<tr data-host=\"");
+	membuf_printf(m, "<tr%s data-host=\"", strcmp(row_kind(r), "diff") == 0 ?
+		      " class=\"diff\"" : "");
 	xml_escape(m, r->host);
 	membuf_puts(m, "\" data-profile=\"");
 	xml_escape(m, r->name);
@@ -291,8 +315,13 @@ html_row(struct membuf *m, const struct row *r)
 	html_gaps(m, r);
 	membuf_puts(m, "</td><td>");
 	xml_escape(m, r->event);
-	membuf_printf(m, "</td><td class=\"n\">%llu</td><td>", (unsigned long long)r->samples);
+	membuf_printf(m, "</td><td>%s</td><td class=\"n\">%llu %s</td><td>", row_kind(r),
+		      (unsigned long long)r->samples, row_unit(r));
 	for (f = 0; f < r->nexts; f++) {
+		if (strcmp(r->exts[f], VIEW_EXT) == 0) {
+			html_view_link(m, r);
+			continue;
+		}
 		membuf_puts(m, "<a href=\"");
 		xml_escape(m, r->stem);
 		membuf_puts(m, ".");
@@ -364,15 +393,18 @@ html_text(struct membuf *m, const struct row *rows, size_t n)
 		"td.n{text-align:right}\n"
 		"label{margin-right:1em}\n"
 		"small.gap{color:#a00}\n"
+		"tr.diff td{background:#fff0f0}\n"
 		"</style>\n</head>\n<body>\n<h1>Flame graphs</h1>\n");
+	membuf_puts(m, "<p><a href=\"" LIVE_PAGE "\">Live page</a>: the hosts now, "
+		       "through pmproxy.</p>\n");
 	membuf_printf(m, "<p>%zu profile%s, newest first; times in UTC; "
 		      "<span id=\"shown\">%zu</span> shown.</p>\n<form id=\"filters\">\n",
 		      n, n == 1 ? "" : "s", n);
 	html_select(m, "host", "Host", rows, n, 0);
-	html_select(m, "profile", "Profile", rows, n, 1);
+	html_select(m, "profile", "Process", rows, n, 1);
 	html_select(m, "event", "Event", rows, n, 2);
 	membuf_puts(m, "</form>\n<table id=\"profiles\">\n<thead><tr><th>Time range</th>"
-		       "<th>Host</th><th>Profile</th><th>Event</th><th>Samples</th><th>Files</th>"
+		       "<th>Host</th><th>Process</th><th>Event</th><th>Kind</th><th>Total</th><th>Files</th>"
 		       "</tr></thead>\n<tbody>\n");
 	for (i = 0; i < n; i++)
 		html_row(m, &rows[i]);
@@ -395,18 +427,43 @@ entry_of_row(const struct row *r)
 	return e;
 }
 
-/* Replace rows with the same stem (a period rewritten), append the rest. */
+/* The formats row old had that r lacks: a range rerun with other formats
+ * leaves the earlier files in place, so their links stay. */
+static void
+keep_formats(struct row *r, struct row *old)
+{
+	size_t	i, k;
+
+	for (i = 0; i < old->nexts; i++) {
+		for (k = 0; k < r->nexts && strcmp(r->exts[k], old->exts[i]) != 0; k++)
+			;
+		if (k == r->nexts && r->nexts < 8) {
+			r->exts[r->nexts++] = old->exts[i];
+			old->exts[i] = NULL;
+		}
+	}
+}
+
+/* Replace rows with the same stem (a period rewritten, a range rerun),
+ * keeping the links of formats only the old row had; append the rest. */
 static size_t
 merge(struct row *rows, size_t n, const struct site_entry *e, size_t ne)
 {
-	size_t	i, j;
+	size_t		i, j;
+	struct row	old;
+	int		sts;
 
 	for (j = 0; j < ne; j++) {
 		for (i = 0; i < n && strcmp(rows[i].stem, e[j].stem) != 0; i++)
 			;
+		memset(&old, 0, sizeof(old));
 		if (i < n)
-			row_free(&rows[i]);
-		if (row_from_entry(&rows[i], &e[j]) < 0) {
+			old = rows[i];
+		sts = row_from_entry(&rows[i], &e[j]);
+		if (sts == 0)
+			keep_formats(&rows[i], &old);
+		row_free(&old);
+		if (sts < 0) {
 			row_free(&rows[i]);
 			if (i < n)	/* keep the array dense */
 				rows[i] = rows[--n];
@@ -467,6 +524,10 @@ site_update(struct sink *s, const struct site_entry *e, size_t ne, char *err, si
 	else {
 		if (sink_put(s, MANIFEST, MANIFEST_TYPE, json, strlen(json), err, errlen) == 0 &&
 		    sink_put(s, PAGE, PAGE_TYPE, html.data, html.len,
+			     err, errlen) == 0 &&
+		    /* every sink: from a bucket's origin the page reaches pmproxy
+		     * by CORS (pmproxy allows any origin), as from a directory's */
+		    sink_put(s, LIVE_PAGE, PAGE_TYPE, live_page_html, strlen(live_page_html),
 			     err, errlen) == 0)
 			sts = 0;
 		free(json);
@@ -484,8 +545,8 @@ site_merge_text(const char *newer, const char *older, char **json, struct membuf
 	size_t		nold, nnew, n;
 	int		sts = -1;
 
-	nnew = parse_manifest(newer, &new_rows, 0);
-	nold = parse_manifest(older, &old_rows, nnew);
+	nnew = parse_manifest(newer, "the spooled index", &new_rows, 0);
+	nold = parse_manifest(older, "the index a spooled one joins", &old_rows, nnew);
 	if (new_rows != NULL && old_rows != NULL) {
 		n = nold;
 		for (size_t i = 0; i < nnew; i++) {

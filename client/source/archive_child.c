@@ -64,8 +64,9 @@ child_progress(void *arg, const struct archive_progress *p)
 }
 
 static void __attribute__((noreturn))
-child_main(const struct archive_options *o, const struct source_consumer *c,
-	   const struct archive_resume *r, const char *scratch, int fd)
+child_main(archive_reader *reader, const struct archive_options *o,
+	   const struct source_consumer *c, const struct archive_resume *r, const char *scratch,
+	   int fd)
 {
 	struct archive_options	co = *o;
 	struct source_consumer	wc;
@@ -80,7 +81,7 @@ child_main(const struct archive_options *o, const struct source_consumer *c,
 	co.resume = r;
 	co.scratch = scratch;
 	co.progress = child_progress;
-	sts = source_archive_read(&co, &wc, err, sizeof(err));
+	sts = reader(&co, &wc, err, sizeof(err));
 	wire_done(&child_wire, sts, err);
 	_exit(0);		/* not exit(): pmflame's stdio and atexit are not ours */
 }
@@ -89,9 +90,9 @@ child_main(const struct archive_options *o, const struct source_consumer *c,
 
 /* One child from fork to wait; its calls replayed into c. */
 static int
-run_child(const struct archive_options *o, const struct source_consumer *c,
-	  const struct archive_resume *r, const char *scratch, struct wire_window *open,
-	  struct wire_outcome *out, int *wstatus)
+run_child(archive_reader *reader, const struct archive_options *o,
+	  const struct source_consumer *c, const struct archive_resume *r, const char *scratch,
+	  struct wire_window *open, struct wire_outcome *out, int *wstatus)
 {
 	int	fds[2], sts;
 	pid_t	pid;
@@ -108,7 +109,7 @@ run_child(const struct archive_options *o, const struct source_consumer *c,
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(o, c, r, scratch, fds[1]);
+		child_main(reader, o, c, r, scratch, fds[1]);
 	}
 	close(fds[1]);
 	sts = wire_replay(fds[0], c, open, out);
@@ -229,8 +230,8 @@ scratch_remove(const char *dir)
 }
 
 int
-archive_child_read(const struct archive_options *o, const struct source_consumer *c,
-		   char *err, size_t errlen)
+archive_child_read(archive_reader *reader, const struct archive_options *o,
+		   const struct source_consumer *c, char *err, size_t errlen)
 {
 	struct readers		rd = { .resume = { .volume = -1, .after = NAN } };
 	struct wire_window	open = { .is_open = 0 };
@@ -244,8 +245,8 @@ archive_child_read(const struct archive_options *o, const struct source_consumer
 		return -1;
 	}
 	for (;;) {
-		sts = run_child(o, c, rd.crashes ? &rd.resume : NULL, scratch, &open, &out,
-				&wstatus);
+		sts = run_child(reader, o, c, rd.crashes ? &rd.resume : NULL, scratch, &open,
+				&out, &wstatus);
 		if (sts < 0 || out.done || successor(o, &rd, &out, wstatus, err, errlen) < 0)
 			break;
 	}

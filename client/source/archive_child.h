@@ -4,7 +4,8 @@
  * pmFetch on bit flips) costs the damaged part, not the run.  Private to
  * source/; source_archive_read() comes here when o->isolate is set.
  *
- * The child runs source_archive_read() itself, unisolated, with a
+ * The child runs the reader it is given (source_archive_read(), passed in
+ * so that this file needs nothing of its caller's), unisolated, with a
  * consumer that writes every call into a pipe (archive_wire.h), and says
  * after each result where it is.  pmflame replays the calls into the real
  * consumer.  When the child dies, pmflame starts another that skips what
@@ -18,8 +19,11 @@
 #include <stddef.h>
 #include "source.h"
 
-int archive_child_read(const struct archive_options *o, const struct source_consumer *c,
-		       char *err, size_t errlen);
+typedef int archive_reader(const struct archive_options *o, const struct source_consumer *c,
+			   char *err, size_t errlen);
+
+int archive_child_read(archive_reader *reader, const struct archive_options *o,
+		       const struct source_consumer *c, char *err, size_t errlen);
 
 /* Whether order (an archive's place on the command line) is among the n
  * of orders: the lists of a struct archive_resume. */

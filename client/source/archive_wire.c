@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "archive_wire.h"
 #include "common/util.h"
+#include "lib/array.h"
 
 #define NO_STRING	UINT32_MAX
 #define HEADER		5	/* u32 length of what follows, u8 type */
@@ -50,18 +51,13 @@ wire_flush(struct wire_writer *w)
 static char *
 reserve(struct wire_writer *w, size_t n)
 {
-	char	*b;
-
 	if (w->failed)
 		return NULL;
 	if (w->len + n > w->cap && wire_flush(w) < 0)
 		return NULL;
-	if (n > w->cap) {		/* one message larger than the buffer */
-		if ((b = realloc(w->buf, n)) == NULL)
-			return NULL;
-		w->buf = b;
-		w->cap = n;
-	}
+	/* one message larger than the buffer */
+	if (array_reserve(&w->buf, &w->cap, n) < 0)
+		return NULL;
 	return w->buf + w->len;
 }
 
@@ -149,12 +145,13 @@ send_sample(struct wire_writer *w, enum wire_type t, const struct stack_sample *
 {
 	size_t	l[5] = { str_len(s->host), str_len(s->process), str_len(s->thread),
 			 str_len(s->stack), str_len(s->event) };
-	char	*p = begin(w, t, 8 + 4 + 4 + 8 + 8 + 5 * 4 + l[0] + l[1] + l[2] + l[3] + l[4]);
+	char	*p = begin(w, t, 8 + 4 + 4 + 4 + 8 + 8 + 5 * 4 + l[0] + l[1] + l[2] + l[3] + l[4]);
 
 	if (p != NULL) {
 		p = put_f64(p, s->time);
 		p = put_u32(p, s->pid);
 		p = put_u32(p, s->tid);
+		p = put_u32(p, s->gen);
 		p = put_u64(p, s->count);
 		p = put_u64(p, s->value_us);
 		p = put_str(p, s->host, l[0]);
@@ -217,7 +214,8 @@ wire_consumer(struct wire_writer *w, const struct source_consumer *wants)
 		.sample = w_sample, .begin = w_begin, .end = w_end, .gap = w_gap,
 		.counters = wants->counters ? w_counters : NULL,
 		.near = wants->near ? w_near : NULL,
-		.stacks_optional = wants->stacks_optional, .arg = w,
+		.stacks_optional = wants->stacks_optional, .heat_optional = wants->heat_optional,
+		.arg = w,
 	};
 
 	return c;
@@ -327,6 +325,7 @@ get_sample(struct reader *r)
 	s.time = get_f64(r);
 	s.pid = get_u32(r);
 	s.tid = get_u32(r);
+	s.gen = get_u32(r);
 	s.count = get_u64(r);
 	s.value_us = get_u64(r);
 	s.host = get_str(r);
@@ -487,7 +486,7 @@ wire_replay(int fd, const struct source_consumer *c, struct wire_window *open,
 	    struct wire_outcome *out)
 {
 	size_t	cap = WIRE_BUFSIZE, have = 0, used;
-	char	*buf = malloc(cap), *b;
+	char	*buf = malloc(cap);
 	ssize_t	n;
 
 	memset(out, 0, sizeof(*out));
@@ -497,13 +496,10 @@ wire_replay(int fd, const struct source_consumer *c, struct wire_window *open,
 	if (buf == NULL)
 		return out->consumer_sts = -ENOMEM;
 	while (out->consumer_sts == 0) {
-		if (have == cap) {	/* one message larger than the buffer */
-			if ((b = realloc(buf, cap * 2)) == NULL) {
-				out->consumer_sts = -ENOMEM;
-				break;
-			}
-			buf = b;
-			cap *= 2;
+		/* one message larger than the buffer */
+		if (have == cap && array_reserve(&buf, &cap, cap + 1) < 0) {
+			out->consumer_sts = -ENOMEM;
+			break;
 		}
 		if ((n = read(fd, buf + have, cap - have)) < 0 && errno == EINTR)
 			continue;

@@ -1,6 +1,7 @@
 /*
  * fetch.c - one fetch's metrics and the delivery of its result (fetch.h).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +79,11 @@ fetch_lookup(struct fetch_set *f, const struct event_metrics *m,
 	f->drain = 1.0;
 	if (archive && lookup_history(f, m, err, errlen) < 0)
 		return -1;
-	if (c->counters != NULL && lookup_heat(f, where, archive, err, errlen) < 0)
-		return -1;
+	if (c->counters != NULL && lookup_heat(f, where, archive, err, errlen) < 0) {
+		if (!c->heat_optional)
+			return -1;
+		f->heat = PM_ID_NULL;	/* what wants it goes without */
+	}
 	if (f->hist == NULL)
 		f->have_stacks = record_ids_lookup(m, where, archive ? "did pmlogger log it?" :
 					   "is the stackprof PMDA installed?", &f->ids,
@@ -208,13 +212,23 @@ heat_line(void *arg, double t, const uint64_t *counts, unsigned n)
 	return hs->c->counters(hs->c->arg, &hc);
 }
 
+/* One value of the history's text, wherever it was read. */
+static int
+history_text(struct fetch_set *f, const char *text, const char *host,
+	     const struct fetch_range *r, struct dispatch *d, struct fetch_counts *n)
+{
+	struct heat_sink	hs = { f, host, d->c };
+
+	return history_deliver(f->hist, text, host, r->near_from, r->near_to, dispatch, d,
+			       d->c->counters ? heat_line : NULL, &hs, &n->records);
+}
+
 /* One value of the history; a string libpcp cannot extract is skipped
  * and counted (archives are untrusted), like a malformed line in it. */
 static int
 deliver_history(struct fetch_set *f, const pmValueSet *vs, const char *host,
 		const struct fetch_range *r, struct dispatch *d, struct fetch_counts *n)
 {
-	struct heat_sink	hs = { f, host, d->c };
 	pmAtomValue		atom;
 	int			sts;
 
@@ -222,10 +236,29 @@ deliver_history(struct fetch_set *f, const pmValueSet *vs, const char *host,
 		n->records.malformed++;
 		return 0;
 	}
-	sts = history_deliver(f->hist, atom.cp, host, r->near_from, r->near_to, dispatch, d,
-			      d->c->counters ? heat_line : NULL, &hs, &n->records);
+	sts = history_text(f, atom.cp, host, r, d, n);
 	free(atom.cp);
 	return sts;
+}
+
+int
+fetch_history_init(struct fetch_set *f, const struct event_metrics *m)
+{
+	memset(f, 0, sizeof(*f));
+	f->heat = f->interval = f->history = PM_ID_NULL;
+	f->drain = 1.0;
+	f->have_stacks = true;
+	return (f->hist = history_reader_new(m->event, m->value)) == NULL ? -ENOMEM : 0;
+}
+
+int
+fetch_history_text(struct fetch_set *f, const char *text, const char *host,
+		   const struct fetch_range *r, const struct source_consumer *c,
+		   struct fetch_counts *n)
+{
+	struct dispatch	d = { c, r, n, 0 };
+
+	return history_text(f, text, host, r, &d, n);
 }
 
 int

@@ -75,4 +75,16 @@ int fetch_deliver(struct fetch_set *f, const pmResult *rp, const char *host,
 		  const struct fetch_range *r, bool restart,
 		  const struct source_consumer *c, struct fetch_counts *n);
 
+/*
+ * A history read as text from elsewhere than a pmapi context (pmseries,
+ * source_series.c): f decodes m's values, one reader per stream, so each
+ * keeps its own definitions; fetch_free releases it.  -ENOMEM.
+ */
+int fetch_history_init(struct fetch_set *f, const struct event_metrics *m);
+
+/* One value of that history, handed to c as fetch_deliver does. */
+int fetch_history_text(struct fetch_set *f, const char *text, const char *host,
+		       const struct fetch_range *r, const struct source_consumer *c,
+		       struct fetch_counts *n);
+
 #endif /* FETCH_H */

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common/array.h"
-#include "common/hash.h"
+#include "lib/array.h"
+#include "lib/hash.h"
 #include "history.h"
 
 struct hist_thread {
-	uint32_t	pid, tid;
+	uint32_t	pid, gen, tid;
 	char		*comm, *process;	/* one allocation: comm\0process\0 */
 };
 
@@ -146,19 +146,20 @@ skip_char(const char **p, char c)
 	return true;
 }
 
-/* "t ID PID TID COMM<tab>PROCESS" (after "t "), line ending at end. */
+/* "t ID PID[.GEN] TID COMM<tab>PROCESS" (after "t "), line ending at end;
+ * GEN numbers the later processes of a reused PID. */
 static int
 define_thread(struct history_reader *r, const char *p, const char *end)
 {
 	uint64_t	id;
-	uint32_t	pid, tid;
+	uint32_t	pid, gen = 0, tid;
 	const char	*tab;
 	char		*names;
 	long		i;
 	bool		grown;
 
 	if (!parse_u64(&p, &id) || !skip_char(&p, ' ') || !parse_u32(&p, &pid) ||
-	    !skip_char(&p, ' ') || !parse_u32(&p, &tid) || !skip_char(&p, ' ') ||
+	    (skip_char(&p, '.') && !parse_u32(&p, &gen)) || !skip_char(&p, ' ') || !parse_u32(&p, &tid) || !skip_char(&p, ' ') ||
 	    (tab = memchr(p, '\t', (size_t)(end - p))) == NULL)
 		return 1;
 	if ((names = strndup(p, (size_t)(end - p))) == NULL)
@@ -171,7 +172,7 @@ define_thread(struct history_reader *r, const char *p, const char *end)
 	}
 	if (!grown)
 		free(r->threads[i].comm);
-	r->threads[i] = (struct hist_thread){ pid, tid, names, names + (tab - p) + 1 };
+	r->threads[i] = (struct hist_thread){ pid, gen, tid, names, names + (tab - p) + 1 };
 	return 0;
 }
 
@@ -302,7 +303,8 @@ count_token(struct value_ctx *v, const struct hist_thread *t, const char **p, ui
 	s = (struct stack_sample){
 		.host = v->host, .time = v->time, .stack = v->r->stacks[si],
 		.process = t->process[0] ? t->process : t->comm, .thread = t->comm,
-		.event = v->r->event, .pid = t->pid, .tid = t->tid, .count = count,
+		.event = v->r->event, .pid = t->pid, .gen = t->gen, .tid = t->tid,
+		.count = count,
 		.value_us = explicit ? value : v->r->value(count, v->hz),
 	};
 	return records_offer(&s, v->from, v->to, v->fn, v->arg, v->c);
@@ -350,7 +352,8 @@ parse_time(const char **p, double *time)
 	return true;
 }
 
-/* "drains N SEC.USEC hz HZ[ missed M]" */
+/* "drains N SEC.USEC hz HZ[ missed M][ key]" (what follows HZ is read by
+ * history_is_keyframe only: older values end at HZ or M) */
 static bool
 parse_header(const char *p, const char *end, double *time, unsigned *hz)
 {
@@ -368,6 +371,27 @@ parse_header(const char *p, const char *end, double *time, unsigned *hz)
 		return false;
 	*hz = h;
 	return true;
+}
+
+#define HEADER_MAX	128	/* "drains" and five u64s with their words fit */
+
+bool
+history_is_keyframe(const char *text, size_t len)
+{
+	char		line[HEADER_MAX];
+	const char	*nl = memchr(text, '\n', len < sizeof(line) ? len : sizeof(line));
+	size_t		n = nl ? (size_t)(nl - text) : len;
+	double		t;
+	unsigned	hz;
+
+	if (n >= sizeof(line))
+		return false;
+	memcpy(line, text, n);
+	line[n] = '\0';
+	if (memchr(line, '\0', n) != NULL)
+		return false;	/* a NUL inside the first line: not ours */
+	return parse_header(line, line + n, &t, &hz) && n >= 4 &&
+	       memcmp(line + n - 4, " key", 4) == 0;
 }
 
 #define MAX_SLICES	1000	/* the finest heat map: 1 ms slices */

@@ -1,18 +1,21 @@
 /*
  * history.h - decode stackprof.<event>.history values (docs/design.md,
- * "Data crossing pmcd") into stack_samples.
+ * "History value") into stack_samples.
  *
  * A value defines thread, frame and stack ids the reader has not been told
  * yet (a stack by its frames' ids) and gives counts per (thread, stack)
  * for the drains since the previous value, stamped with the newest
  * drain's time.  The reader keeps the
- * definitions for the values after it: an archive must be read from its
- * start (definitions come once), and a redefined id (a restarted PMDA
- * numbers anew) replaces the old meaning.
+ * definitions for the values after it: an archive is read from its start
+ * (definitions come once) or from a keyframe, a value that defines again
+ * every id it uses; a redefined id (a restarted PMDA numbers anew)
+ * replaces the old meaning.
  */
 #ifndef SOURCE_HISTORY_H
 #define SOURCE_HISTORY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "common/sample.h"
 #include "records.h"
@@ -41,5 +44,12 @@ typedef int (*history_heat_fn)(void *arg, double t, const uint64_t *counts, unsi
 int history_deliver(struct history_reader *r, const char *text, const char *host,
 		    double from, double to, stack_sample_fn fn, void *arg,
 		    history_heat_fn heat, void *heat_arg, struct record_counts *c);
+
+/*
+ * Whether the len bytes at text (a value, not necessarily NUL-ended) are
+ * a keyframe: a header that parses and ends in " key".  A reader that
+ * starts there needs nothing of the values before it.
+ */
+bool history_is_keyframe(const char *text, size_t len);
 
 #endif /* SOURCE_HISTORY_H */

@@ -1,8 +1,8 @@
 /*
  * records.c - event records of stackprof.<event>.stacks to stack_samples.
  *
- * The parameter names are part of the contract in docs/design.md ("Data
- * crossing pmcd"); their types are looked up rather than assumed, so the
+ * The parameter names are part of the contract in docs/design.md
+ * ("Metrics"); their types are looked up rather than assumed, so the
  * PMDA may choose u32 or u64 counts, and both event flavours are read.
  */
 #include <stdbool.h>
@@ -31,6 +31,8 @@ static const struct event_metrics events[] = {
 	  "stackprof.oncpu.history", samples_us },
 	{ "off-cpu", "stackprof.offcpu.stacks", "stackprof.offcpu.record.",
 	  "stackprof.offcpu.history", count_itself },
+	{ "off-wake", "stackprof.offwake.stacks", "stackprof.offwake.record.",
+	  "stackprof.offwake.history", count_itself },
 	{ "page-fault", "stackprof.pagefault.stacks", "stackprof.pagefault.record.",
 	  "stackprof.pagefault.history", count_itself },
 };

@@ -36,7 +36,7 @@ const struct event_metrics *event_metrics_find(const char *event);
 /*
  * What the pmapi sources hand over, and to whom: every format's data comes
  * through here, fetched by one poll loop (live) or one reading pass
- * (archives), with one error policy (docs/design.md, "Sources").
+ * (archives), with one error policy (docs/design.md, "pmflame").
  */
 struct source_consumer {
 	stack_sample_fn	sample;		/* each record of a window */
@@ -48,6 +48,8 @@ struct source_consumer {
 					 * archive window: they cover its edge seconds */
 	bool		stacks_optional; /* heat maps alone: a host or archive without
 					 * stack records is a warning, not an error */
+	bool		heat_optional;	/* counters where there are some (live.html's
+					 * view files), no error where none */
 	gap_fn		gap;		/* a stretch without data, before the end()
 					 * of its window (may be NULL) */
 	void		*arg;
@@ -109,6 +111,7 @@ struct archive_options {
 	bool		partial;	/* --partial: an archive that cannot be opened
 					 * is skipped, not the end of the run */
 	bool		isolate;	/* decode in a child process (archive_child.c) */
+	bool		seek;		/* with -S, a history from the keyframe before it */
 	/* for the child: */
 	const char	*scratch;	/* a directory for volume links; NULL: own */
 	const struct archive_resume *resume;	/* NULL: from the start */
@@ -129,6 +132,29 @@ struct archive_options {
  */
 int source_archive_read(const struct archive_options *o, const struct source_consumer *c,
 			char *err, size_t errlen);
+
+struct series_options {
+	const char	*url;		/* pmproxy: http://HOST:PORT */
+	char		**hosts;	/* -h: only these hostname labels (none: all) */
+	int		nhosts;
+	const char	*query;		/* --query: a pmseries expression instead */
+	const char	*start, *finish, *align, *origin;	/* -S -T -A -O text */
+	const struct event_metrics *metrics;
+};
+
+/* source_series_read's "no history series matched" (pmflame exits 4) */
+#define SOURCE_NO_SERIES	(-2)
+
+/*
+ * The history values that pmseries holds (loaded from archives by pmproxy's
+ * discovery or pmseries --load), read through pmproxy's REST API: as
+ * source_archive_read, one window per host (its hostname label) over the
+ * range, its values from the first (definitions come once).  -S/-T are
+ * absolute, or relative to the host's first and last values.  Returns 0,
+ * SOURCE_NO_SERIES or -1, with err.
+ */
+int source_series_read(const struct series_options *o, const struct source_consumer *c,
+		       char *err, size_t errlen);
 
 /* Set by the SIGINT/SIGTERM handler: sources stop at the next chance. */
 extern volatile int source_stop;

@@ -3,8 +3,8 @@
  * and the heat map of that range.
  *
  * We sum the stackprof.<event>.stacks records whose own timestamps (the
- * PMDA's drain times) fall in (start, end]; see docs/design.md, "Why
- * pmflame reads event records for archives".  A record drained at t is
+ * PMDA's drain times) fall in (start, end]; see docs/design.md, "pmflame"
+ * (archives: the history, else records).  A record drained at t is
  * logged at the next pmlogger fetch, at or after t, so we read from start
  * and stop at the first record newer than end: the logging interval moves
  * where records sit in the archive, never which records we count.
@@ -28,6 +28,7 @@
 #include <string.h>
 #include "archive_child.h"
 #include "archive_damage.h"
+#include "archive_seek.h"
 #include "fetch.h"
 #include "source.h"
 #include "common/util.h"
@@ -38,6 +39,7 @@ struct archive {
 	int			ctx;
 	char			host[PM_MAX_HOSTNAMELEN];
 	struct timeval		start, end;	/* the requested window, clipped */
+	double			first, last;	/* what the archive holds */
 	struct fetch_set	fetch;
 	bool			skip;		/* not read: --partial, or read before a crash */
 	const struct archive_resume *resume;	/* read on after a crash */
@@ -142,6 +144,9 @@ context_open(struct archive *a, const struct archive_options *o, pmHighResLogLab
 	return -1;
 }
 
+static int window_check(struct archive *a, const struct archive_options *o, char *err,
+			size_t errlen);
+
 /*
  * Open archive a as the current context and work out its window from
  * o's -S/-T/-A/-O text and -z: the context, the archive's host, and the
@@ -176,12 +181,73 @@ window_open(struct archive *a, const struct archive_options *o, char *err, size_
 	free(msg);
 	timespec_to_usec(&start, &a->start);
 	timespec_to_usec(&end, &a->end);
-	if (tv_secs(&a->start) >= tv_secs(&a->end)) {
-		snprintf(err, errlen, "archive %s: empty time range (start is not before end)",
-			 path);
-		return -1;
+	a->first = (double)label.start.tv_sec + label.start.tv_nsec / 1e9;
+	a->last = (double)last.tv_sec + last.tv_nsec / 1e9;
+	return window_check(a, o, err, errlen);
+}
+
+/*
+ * An empty window, said by its cause: a start after what the archive
+ * holds, an end before it, or -S and -T swapped.  pmParseTimeWindow
+ * clips -T to the archive's end and -S to its start, so the cause is
+ * read from which side is still outside.
+ */
+static int
+window_check(struct archive *a, const struct archive_options *o, char *err, size_t errlen)
+{
+	double	s = tv_secs(&a->start), e = tv_secs(&a->end);
+	char	first[64], last[64], at[64];
+
+	if (s < e)
+		return 0;
+	zone_time(a->first, first, sizeof(first));
+	zone_time(a->last, last, sizeof(last));
+	if (o->start && s >= a->last) {
+		zone_time(s, at, sizeof(at));
+		snprintf(err, errlen, "archive %s: -S %s (%s) is after the archive's end (%s); "
+			 "it holds %s to %s: give an earlier -S", a->path, o->start, at, last,
+			 first, last);
+	} else if (o->finish && e <= a->first) {
+		zone_time(e, at, sizeof(at));
+		snprintf(err, errlen, "archive %s: -T %s (%s) is before the archive's start (%s); "
+			 "it holds %s to %s: give a later -T", a->path, o->finish, at, first,
+			 first, last);
 	}
-	return 0;
+	else if (o->start && o->finish)
+		snprintf(err, errlen, "archive %s: -S %s is not before -T %s: the start goes "
+			 "with -S, the end with -T", a->path, o->start, o->finish);
+	else
+		snprintf(err, errlen, "archive %s: empty time range: it holds %s to %s",
+			 a->path, first, last);
+	return -1;
+}
+
+/*
+ * Archives of one host add up (source_archive.c's header): two that
+ * overlap in time count the overlap twice, which is right only if they
+ * logged different metrics.  Say so; pmlogger's daily archives never
+ * overlap, a copy of one does.
+ */
+static void
+warn_overlaps(const struct archive *v, int n)
+{
+	char	from[64], to[64];
+	int	i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			double lo = v[i].first > v[j].first ? v[i].first : v[j].first;
+			double hi = v[i].last < v[j].last ? v[i].last : v[j].last;
+
+			if (strcmp(v[i].host, v[j].host) != 0 || lo >= hi)
+				continue;
+			zone_time(lo, from, sizeof(from));
+			zone_time(hi, to, sizeof(to));
+			fprintf(stderr, "%s: warning: archives %s and %s of host %s overlap from %s "
+				"to %s: their samples there are counted twice; give one of them, "
+				"or -S/-T outside the overlap\n", pmGetProgname(), v[i].path,
+				v[j].path, v[i].host, from, to);
+		}
 }
 
 /* Open one archive, its window and the metrics c needs in it. */
@@ -208,23 +274,50 @@ archive_range(const struct archive *a, const struct archive_options *o,
 	r->near_to = c->counters ? fmax(r->to, tv_secs(&a->end) + SOURCE_EDGE) : r->to;
 }
 
-/* Read from where the window (or, for heat maps, its edge) starts; a
- * history from the archive's start, where its definitions are. */
-static int
-archive_rewind(const struct archive *a, const struct source_consumer *c)
+/*
+ * Where a history is read from: the keyframe at or before the window's
+ * edge (seek: the first pass over the archive, with -S), else the
+ * archive's start, where its definitions are.  A keyframe seek that
+ * fails is only slower: the start always serves.
+ */
+static double
+history_begin(const struct archive *a, const struct archive_options *o,
+	      const struct source_consumer *c, bool seek)
 {
-	double		begin = a->fetch.hist != NULL ? 0 :
-				tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
-	struct timeval	tv = { (time_t)floor(begin), 0 };
+	double		edge = tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
+	struct timeval	first = { (time_t)floor(a->first), 0 }, at;
+	unsigned	back;
+
+	if (!seek || !o->seek || o->start == NULL || edge <= a->first ||
+	    archive_keyframe(a->fetch.history, &first, edge, &at, &back) != 0)
+		return 0;
+	if (pmDebugOptions.appl0)	/* qa 233-235 check where reading began */
+		fprintf(stderr, "%s: archive %s: history read from the keyframe at %.6f, "
+			"%u results before the range\n", pmGetProgname(), a->path, tv_secs(&at),
+			back);
+	return tv_secs(&at);
+}
+
+/* Read from where the window (or, for heat maps, its edge) starts; a
+ * history from a keyframe before it or the archive's start. */
+static int
+archive_rewind(const struct archive *a, const struct archive_options *o,
+	       const struct source_consumer *c, bool seek)
+{
+	double		begin;
+	struct timeval	tv;
 	int		sts;
 
+	if ((sts = pmUseContext(a->ctx)) < 0)
+		return sts;
+	begin = a->fetch.hist != NULL ? history_begin(a, o, c, seek) :
+		tv_secs(&a->start) - (c->counters ? SOURCE_EDGE : 0);
+	tv.tv_sec = (time_t)floor(begin);
 	tv.tv_usec = (suseconds_t)((begin - floor(begin)) * 1e6 + 0.5);
 	if (tv.tv_usec >= 1000000) {
 		tv.tv_sec++;
 		tv.tv_usec -= 1000000;
 	}
-	if ((sts = pmUseContext(a->ctx)) < 0)
-		return sts;
 	return pmSetMode(PM_MODE_FORW, c->counters || a->fetch.hist ? &tv : &a->start, 0);
 }
 
@@ -294,13 +387,15 @@ read_results(struct archive *a, const struct archive_options *o,
 	return sts;
 }
 
-/* Read on from ctx (volumes after damage): it becomes the archive's. */
+/* Read on from ctx (volumes after damage): it becomes the archive's; a
+ * history from its start (what was read before must not come again). */
 static int
-switch_context(struct archive *a, int ctx, const struct source_consumer *c)
+switch_context(struct archive *a, int ctx, const struct archive_options *o,
+	       const struct source_consumer *c)
 {
 	pmDestroyContext(a->ctx);
 	a->ctx = ctx;
-	return archive_rewind(a, c);
+	return archive_rewind(a, o, c, false);
 }
 
 /*
@@ -321,9 +416,9 @@ read_past_damage(struct archive *a, const struct archive_options *o,
 					    scratch);
 		if (ctx < 0)
 			return 0;
-		p->broken = switch_context(a, ctx, c);
+		p->broken = switch_context(a, ctx, o, c);
 	} else
-		p->broken = archive_rewind(a, c);
+		p->broken = archive_rewind(a, o, c, true);
 	for (;;) {
 		if (p->broken == 0 && (sts = read_results(a, o, c, p)) < 0)
 			return sts;
@@ -335,7 +430,7 @@ read_past_damage(struct archive *a, const struct archive_options *o,
 			ctx = archive_damage_fetch(&p->d, p->broken, p->last, scratch);
 		if (ctx < 0)
 			return 0;
-		p->broken = switch_context(a, ctx, c);
+		p->broken = switch_context(a, ctx, o, c);
 	}
 }
 
@@ -498,7 +593,7 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 	int		i, damaged = 0, sts = 0;
 
 	if (o->isolate)
-		return archive_child_read(o, c, err, errlen);
+		return archive_child_read(source_archive_read, o, c, err, errlen);
 	if ((v = calloc((size_t)o->narchives, sizeof(*v))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -518,6 +613,8 @@ source_archive_read(const struct archive_options *o, const struct source_consume
 	/* open them all first: a bad archive fails the run before any output */
 	for (i = 0; i < o->narchives && sts == 0; i++)
 		sts = open_one(&v[i], o, c, err, errlen);
+	if (sts == 0 && o->resume == NULL)	/* a resumed child said it already */
+		warn_overlaps(v, o->narchives);
 	if (sts == 0)
 		sts = read_hosts(v, o->narchives, o, c);
 	if (sts < 0 && sts != -1 && err[0] == '\0')

@@ -89,31 +89,89 @@ parse_line(char *line, size_t len, struct stack_sample *s)
 	return NULL;
 }
 
+#define BLOCK	(1 << 20)	/* read a block at a time: no copy of each line */
+
+/* Lines of f from a buffer read a block at a time; the longest line
+ * decides how far it grows. */
+struct line_reader {
+	FILE	*f;
+	char	*buf;
+	size_t	cap, start, end;	/* unread bytes: buf[start .. end) */
+	int	eof;
+};
+
+/* The next line without its newline, NUL-terminated in place, and its
+ * length; NULL at the end (or on a read error: ferror(f) says). */
+static char *
+next_line(struct line_reader *r, size_t *len)
+{
+	char	*nl, *line;
+
+	for (;;) {
+		line = r->buf + r->start;
+		if ((nl = memchr(line, '\n', r->end - r->start)) != NULL) {
+			*len = (size_t)(nl - line);
+			*nl = '\0';
+			r->start += *len + 1;
+			return line;
+		}
+		if (r->eof) {
+			if (r->start == r->end)
+				return NULL;
+			*len = r->end - r->start;
+			line[*len] = '\0';	/* the last line, unterminated */
+			r->start = r->end;
+			return line;
+		}
+		/* keep the partial line, then fill after it */
+		memmove(r->buf, line, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+		if (r->cap - r->end < BLOCK / 2) {
+			char	*bigger = realloc(r->buf, r->cap * 2);
+
+			if (bigger == NULL)
+				return NULL;
+			r->buf = bigger;
+			r->cap *= 2;
+		}
+		r->end += fread(r->buf + r->end, 1, r->cap - r->end - 1, r->f);
+		if (feof(r->f) || ferror(r->f))
+			r->eof = 1;
+	}
+}
+
 int
 source_folded_read(const char *path, const char *host, unsigned frequency,
 		   stack_sample_fn fn, void *arg, char *err, size_t errlen)
 {
-	FILE		*f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	const char	*name = f == stdin ? "(stdin)" : path, *why;
-	char		*line = NULL;
-	size_t		cap = 0;
-	ssize_t		len;
-	unsigned long	lineno = 0;
-	int		sts = 0;
+	FILE			*f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	const char		*name = f == stdin ? "(stdin)" : path, *why;
+	struct line_reader	r = { .f = f, .cap = BLOCK };
+	char			*line;
+	size_t			len;
+	unsigned long		lineno = 0;
+	int			sts = 0;
 
 	if (f == NULL) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	if ((r.buf = malloc(r.cap)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		if (f != stdin)
+			fclose(f);
+		return -1;
+	}
+	while ((line = next_line(&r, &len)) != NULL) {
 		struct stack_sample	s = { .host = host, .event = "on-cpu" };
 
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (len == 0)
 			continue;
-		if ((why = parse_line(line, (size_t)len, &s)) != NULL) {
+		if ((why = parse_line(line, len, &s)) != NULL) {
 			snprintf(err, errlen, "%s:%lu: malformed folded line: %s", name, lineno, why);
 			sts = -1;
 			break;
@@ -130,8 +188,11 @@ source_folded_read(const char *path, const char *host, unsigned frequency,
 	if (sts == 0 && ferror(f)) {
 		snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
 		sts = -1;
+	} else if (sts == 0 && !r.eof) {
+		snprintf(err, errlen, "%s:%lu: out of memory", name, lineno + 1);
+		sts = -1;
 	}
-	free(line);
+	free(r.buf);
 	if (f != stdin)
 		fclose(f);
 	return sts;
