@@ -28,11 +28,11 @@ fuzz-build: $(FUZZ_PMDA_BINS) $(FUZZ_CLIENT_BINS)
 
 $(BUILD)/fuzz/%: qa/fuzz/pmda/%.c qa/fuzz/fuzz.h $(FUZZ_PMDA_ARS)
 	@mkdir -p $(@D)
-	$(CC) -Ipmda -Ibpf -Iqa/fuzz $(CFLAGS) -fsanitize=fuzzer $(DEPFLAGS) -o $@ $< \
+	$(CC) -I. -Ipmda -Ibpf -Iqa/fuzz $(CFLAGS) -fsanitize=fuzzer $(DEPFLAGS) -o $@ $< \
 		-Wl,--start-group $(FUZZ_PMDA_ARS) -Wl,--end-group $(PMDA_LIBS)
 
 $(BUILD)/fuzz/%: qa/fuzz/client/%.c qa/fuzz/fuzz.h $(CLIENT_ARS)
 	@mkdir -p $(@D)
-	$(CC) -Iclient -Iqa/fuzz $(CFLAGS) -fsanitize=fuzzer $(DEPFLAGS) -o $@ $< \
+	$(CC) -I. -Iclient -Iqa/fuzz $(CFLAGS) -fsanitize=fuzzer $(DEPFLAGS) -o $@ $< \
 		-Wl,--start-group $(CLIENT_ARS) -Wl,--end-group $(CLIENT_LIBS) $(CLIENT_TEST_LIBS)
 endif

@@ -1,6 +1,6 @@
 /*
  * fuzz_control_parse.c - the text of stackprof.control.* stores and of
- * pmdastackprof's options (pmda/agent/control_parse.c), and a stored regex
+ * pmdastackprof's options (pmda/controls/control_parse.c), and a stored regex
  * at work: it selects processes by comm and command line, which any user
  * chooses, so a regex and a process name from the input are matched
  * through proc_filter against a fake /proc.
@@ -17,8 +17,8 @@
 #include <sanitizer/allocator_interface.h>
 #include <sys/stat.h>
 #include "fuzz.h"
-#include "agent/control_parse.h"
-#include "agent/proc_filter.h"
+#include "controls/control_parse.h"
+#include "controls/proc_filter.h"
 
 #define REGEX_HELD_MAX	(16u << 20)
 

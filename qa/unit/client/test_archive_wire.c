@@ -26,9 +26,9 @@ static struct membuf	log_;
 static int
 l_sample(void *arg, const struct stack_sample *s)
 {
-	membuf_printf(&log_, "%s %s|%s|%s|%s|%s|%u|%u|%llu|%llu|%.6f\n", (char *)arg, s->host,
+	membuf_printf(&log_, "%s %s|%s|%s|%s|%s|%u.%u|%u|%llu|%llu|%.6f\n", (char *)arg, s->host,
 		      s->process, s->thread ? s->thread : "(null)", s->stack,
-		      s->event ? s->event : "(null)", s->pid, s->tid,
+		      s->event ? s->event : "(null)", s->pid, s->gen, s->tid,
 		      (unsigned long long)s->count, (unsigned long long)s->value_us, s->time);
 	return 0;
 }
@@ -92,7 +92,7 @@ send_all(int fd, int done)
 	uint64_t		v[4] = { 1, 2, UINT64_MAX, 0 };
 	struct heat_counters	hc = { "web1", 150.5, v, 4, 0.5, true };
 	struct stack_sample	s = { "web1", "java", NULL, "main;work", "on-cpu", 7, 8,
-				      3, 30303, 150.25 };
+				      3, 30303, 150.25, 2 };
 	struct data_gap		g = { "web1", 160, 170, "partial: archive x volume 2" };
 	struct archive_progress	p = { 3, false, "/a/b.", 150.25 };
 
@@ -119,8 +119,8 @@ send_all(int fd, int done)
 static const char *const replayed =
 	"begin web1 100.000 200.000\n"
 	"counters web1 150.500 0.500 1 1 2 18446744073709551615 0\n"
-	"sample web1|java|(null)|main;work|on-cpu|7|8|3|30303|150.250000\n"
-	"near web1|java|t1|main;work|(null)|7|8|3|30303|99.000000\n"
+	"sample web1|java|(null)|main;work|on-cpu|7.2|8|3|30303|150.250000\n"
+	"near web1|java|t1|main;work|(null)|7.2|8|3|30303|99.000000\n"
 	"gap web1 160.000 170.000 partial: archive x volume 2\n";
 
 /* Bytes written by send_all, in a file. */
@@ -188,7 +188,7 @@ test_crash_and_successor(void)
 		struct source_consumer	c;
 		struct window		win = { "web1", 100, 200 };
 		struct stack_sample	s = { "web1", "java", NULL, "main", "on-cpu", 1, 1, 1, 1,
-					      250 };
+					      250, 0 };
 
 		strcpy(path, "/tmp/test_archive_wire.XXXXXX");
 		fd = mkstemp(path);
@@ -204,7 +204,7 @@ test_crash_and_successor(void)
 	membuf_reset(&log_);
 	CHECK_INT(wire_replay(fd, &logger, &open, &out), 0);
 	/* no second begin; the end widened from the first reader's 150.25 to 250 */
-	CHECK_STR(log_.data, "sample web1|java|(null)|main|on-cpu|1|1|1|1|250.000000\n"
+	CHECK_STR(log_.data, "sample web1|java|(null)|main|on-cpu|1.0|1|1|1|250.000000\n"
 			     "end web1 100.000 250.000\n");
 	CHECK_INT(out.done, 1);
 	close(fd);

@@ -1,7 +1,8 @@
 /*
  * test_folded.c - folded output: one line per node with self samples,
  * sorted bytewise (not in tree order), names that would break the format
- * cleaned, and a round trip folded -> tree -> folded that changes nothing.
+ * cleaned, and a round trip folded -> tree -> folded that changes nothing,
+ * off-wake stacks (blocked frames, "--", the waker's) included.
  */
 #include <stdlib.h>
 #include "unit.h"
@@ -102,6 +103,28 @@ test_round_trip(void)
 	free(twice);
 }
 
+/* Off-wake: the separator is a frame like any other; the same blocked
+ * stack and waker merge, another waker branches at the separator, and the
+ * text comes back as it went in. */
+static void
+test_off_wake(void)
+{
+	const char	*in =
+		"app;[t] consumer;consume;[k] schedule;--;[k] try_to_wake_up;produce;producer 5\n"
+		"app;[t] consumer;consume;[k] schedule;--;[k] try_to_wake_up;swapper/1 2\n"
+		"app;[t] consumer;consume;[k] schedule;--;[k] try_to_wake_up;produce;producer 3\n";
+	const char	*want =
+		"app;[t] consumer;consume;[k] schedule;--;[k] try_to_wake_up;produce;producer 8\n"
+		"app;[t] consumer;consume;[k] schedule;--;[k] try_to_wake_up;swapper/1 2\n";
+	char		*once = folded_of(in);
+	char		*twice = once ? folded_of(once) : NULL;
+
+	CHECK_STR(once, want);
+	CHECK_STR(twice, want);
+	free(once);
+	free(twice);
+}
+
 static void
 test_empty(void)
 {
@@ -116,6 +139,7 @@ main(void)
 	test_host_view();
 	test_hostile_names();
 	test_round_trip();
+	test_off_wake();
 	test_empty();
 	return unit_report("test_folded");
 }

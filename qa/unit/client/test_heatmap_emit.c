@@ -11,6 +11,7 @@
 #include "emit/colour.h"
 #include "emit/emit.h"
 #include "emit/emit_heatmap.h"
+#include "emit/heatmap_scale.h"
 #include "profile/heatmap.h"
 #include "common/membuf.h"
 
@@ -190,9 +191,10 @@ test_png_cells(void)
 		CHECK_INT(px[3 * 3 + 0], 0);	/* second 100, slice 0: no data */
 		CHECK_INT(px[2 * 3 + 0], 0);
 		CHECK_INT(px[1 * 3 + 0], 1);	/* slice 2: zero */
-		CHECK_INT(px[0 * 3 + 0], 2 + (5 * 32 - 1) / 10);
+		/* by percentile of the counts 1, 5, 10: lightest, middle, darkest */
+		CHECK_INT(px[0 * 3 + 0], 2 + 16);
 		CHECK_INT(px[3 * 3 + 1], 33);	/* the maximum: darkest */
-		CHECK_INT(px[1 * 3 + 1], 2 + 31 / 10);	/* 1 of 10: a light shade */
+		CHECK_INT(px[1 * 3 + 1], 2);	/* the smallest: the lightest shade */
 		CHECK_INT(px[3 * 3 + 2], 1);
 	}
 	free(px);
@@ -321,6 +323,69 @@ test_colours_shared(void)
 	heatmap_free(&hm);
 }
 
+/*
+ * A busy 2-CPU host at 99 Hz: 20 ms cells hold 2 to 5 samples, most of
+ * them 4.  A linear scale drew nearly all in the maximum's colour and
+ * left the ramp's first quarter empty; here the four counts get one
+ * shade in each quarter of the ramp, the maximum the darkest.  With many
+ * distinct counts shades go by the cells' percentile.
+ */
+static void
+test_busy_scale(void)
+{
+	static const uint64_t	mix[20] = { 2, 3, 3, 3, 3, 4, 4, 4, 4, 4,
+					    4, 4, 4, 4, 4, 4, 4, 4, 4, 5 };
+	struct heatmap		hm;
+	struct heatmap_scale	sc;
+	struct membuf		out;
+	unsigned char		*px;
+	unsigned		w, h, i, seen[64] = { 0 }, bands = 0;
+	int64_t			sec;
+
+	heatmap_init(&hm, 50);
+	for (sec = 0; sec < 20; sec++)
+		for (i = 0; i < 50; i++)
+			heatmap_add_cell(&hm, 1000 + sec, i, mix[(sec * 7 + i) % 20]);
+	heatmap_finish(&hm);
+	CHECK_INT(heatmap_scale_make(&sc, &hm, 32), 0);
+	CHECK_INT(sc.n, 4);
+	CHECK_INT(heatmap_scale_shade(&sc, 2), 0);
+	CHECK_INT(heatmap_scale_shade(&sc, 3), 10);
+	CHECK_INT(heatmap_scale_shade(&sc, 4), 21);
+	CHECK_INT(heatmap_scale_shade(&sc, 5), 31);
+	CHECK_INT(heatmap_scale_shade(&sc, 1000), 31);	/* past the data: the darkest */
+	CHECK_INT(heatmap_scale_value_at(&sc, 31), 5);
+	heatmap_scale_free(&sc);
+	membuf_init(&out);
+	CHECK_INT(emit_heatmap(&hm, NULL, &out), 0);
+	px = decode_png(out.data, &w, &h);
+	CHECK(px != NULL && w == 20 && h == 50);
+	for (i = 0; px && i < w * h; i++)
+		if (px[i] < 64 && !seen[px[i]]++)
+			bands++;
+	CHECK_INT(bands, 4);
+	CHECK(strstr(out.data, "shades by rank") != NULL);
+	free(px);
+	membuf_free(&out);
+	heatmap_free(&hm);
+	/* 1..100, 1 in half the cells: by percentile, 1 lightest, 2 a third
+	 * of the way (mid-ranks 0.2525, 0.5075, stretched up to 100's 0.9975),
+	 * 51 two thirds, 100 darkest: linear would put 2 and 51 at 0 and 15 */
+	heatmap_init(&hm, 50);
+	for (sec = 0; sec < 4; sec++)
+		for (i = 0; i < 50; i++)
+			heatmap_add_cell(&hm, 1000 + sec, i, (sec * 50 + i) % 2 ? 1 : (sec * 50 + i) / 2 + 1);
+	heatmap_finish(&hm);
+	CHECK_INT(heatmap_scale_make(&sc, &hm, 32), 0);
+	CHECK_INT(sc.n, 100);
+	CHECK_INT(heatmap_scale_shade(&sc, 1), 0);
+	CHECK_INT(heatmap_scale_shade(&sc, 2), 11);
+	CHECK_INT(heatmap_scale_shade(&sc, 51), 21);
+	CHECK_INT(heatmap_scale_shade(&sc, 100), 31);
+	heatmap_scale_free(&sc);
+	heatmap_free(&hm);
+}
+
 int
 main(void)
 {
@@ -330,5 +395,6 @@ main(void)
 	test_empty();
 	test_wide_axis();
 	test_colours_shared();
+	test_busy_scale();
 	return unit_report("test_heatmap_emit");
 }

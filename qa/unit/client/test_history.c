@@ -4,7 +4,7 @@
  * drain time, stacks resolved from frame ids, ids up to 2^64-1 and counts
  * past 2^32, a redefined id taking
  * its new meaning, stacks defined from the one before ("^K"), heat lines
- * and their runs ("C*R"), and hostile text (bad headers, numbers that
+ * and their runs ("C*R"), keyframes told by their header, and hostile text (bad headers, numbers that
  * overflow, ids never defined, garbage lines) skipped and counted, never
  * crashing.
  */
@@ -104,6 +104,34 @@ test_values(void)
 	c = deliver(r, "drains 1 1733011300.000000 hz 99\nt 3 9 9 x\t\nf 1 other\ns 17 1\n3 17", &v,
 		    -INFINITY, INFINITY);
 	CHECK_STR(v.line[0], "h|x|x|other|on-cpu|9|9|1|10101|1733011300.000000");
+	history_reader_free(r);
+}
+
+static int
+collect_gen(void *arg, const struct stack_sample *s)
+{
+	char	*out = arg;
+
+	snprintf(out + strlen(out), 200 - strlen(out), "%u.%u/%u:%llu ", s->pid, s->gen, s->tid,
+		 (unsigned long long)s->count);
+	return 0;
+}
+
+/* "t ID PID.GEN ...": a reused PID's process, apart from the first. */
+static void
+test_reused_pid(void)
+{
+	struct history_reader	*r = history_reader_new("on-cpu", samples_us);
+	struct record_counts	c = { .first = INFINITY, .last = -INFINITY };
+	char			out[200] = "";
+
+	CHECK_INT(history_deliver(r, "drains 1 1733011200.500000 hz 99\n"
+				  "t 3 4711 4711 bash\tbash\nt 4 4711.1 4711 bash\tbash\n"
+				  "t 5 4711. 4711 bash\tbash\nt 6 4711.x 4711 bash\tbash\n"
+				  "f 1 main\ns 17 1\n3 17:22\n4 17\n5 17\n6 17",
+				  "h", -INFINITY, INFINITY, collect_gen, out, NULL, NULL, &c), 0);
+	CHECK_STR(out, "4711.0/4711:22 4711.1/4711:1 ");
+	CHECK_INT(c.malformed, 4);	/* two bad definitions, their two counts */
 	history_reader_free(r);
 }
 
@@ -270,12 +298,53 @@ test_front_coded(void)
 	history_reader_free(r);
 }
 
+/* A keyframe is a header that parses and ends in " key"; the value may
+ * come unterminated from an archive, so only len bytes are read. */
+static void
+test_keyframe(void)
+{
+	static const char	*const yes[] = {
+		"drains 1 1733011200.500000 hz 99 key",
+		"drains 1 1733011200.500000 hz 99 key\nt 1 1 1 m\tp",
+		"drains 3 1733011200.500000 hz 1000000 missed 2 key\n1 1",
+	};
+	static const char	*const no[] = {
+		"drains 1 1733011200.500000 hz 99",			/* an old value */
+		"drains 1 1733011200.500000 hz 99\nkey",
+		"drains 1 1733011200.500000 hz 99 missed 2",
+		"drains 1 1733011200.5 hz 99 key",			/* bad time */
+		"drain 1 1733011200.500000 hz 99 key",
+		"drains 1 1733011200.500000 hz key",
+		"drains 1 1733011200.500000 hz 99 keys",
+		"",
+		"key",
+	};
+	char	big[300];
+	size_t	i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		CHECK(history_is_keyframe(yes[i], strlen(yes[i])));
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		CHECK(!history_is_keyframe(no[i], strlen(no[i])));
+	/* len bounds the read: the same bytes cut before " key" are not one */
+	CHECK(!history_is_keyframe(yes[0], strlen(yes[0]) - 1));
+	CHECK(history_is_keyframe("drains 1 1733011200.500000 hz 99 key\0junk", 36));
+	CHECK(!history_is_keyframe("drains 1 1733011200.500000 hz 99 key\0junk", 41));
+	/* a first line longer than any header: not one, whatever its end */
+	memset(big, ' ', sizeof(big));
+	memcpy(big, "drains 1 1733011200.500000 hz 99", 32);
+	memcpy(big + sizeof(big) - 4, " key", 4);
+	CHECK(!history_is_keyframe(big, sizeof(big)));
+}
+
 int
 main(void)
 {
+	test_keyframe();
 	test_front_coded();
 	test_heat();
 	test_values();
+	test_reused_pid();
 	test_huge_ids();
 	test_hostile();
 	return unit_report("test_history");

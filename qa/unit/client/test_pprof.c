@@ -76,6 +76,20 @@ function_at(const Pprof__Profile *m, uint64_t location_id)
 	return NULL;
 }
 
+/* The file of the Mapping of a location ("" for none). */
+static const char *
+mapping_file(const Pprof__Profile *m, uint64_t location_id)
+{
+	size_t	i, j;
+
+	for (i = 0; i < m->n_location; i++)
+		if (m->location[i]->id == location_id)
+			for (j = 0; j < m->n_mapping; j++)
+				if (m->mapping[j]->id == m->location[i]->mapping_id)
+					return str(m, m->mapping[j]->filename);
+	return "";
+}
+
 static const char *
 label(const Pprof__Profile *m, const Pprof__Sample *s, const char *key)
 {
@@ -92,7 +106,8 @@ label(const Pprof__Profile *m, const Pprof__Sample *s, const char *key)
 	return "-";
 }
 
-/* "process|thread|root;...;leaf|v0,v1" for sample i. */
+/* "process|thread|root;...;leaf|v0,v1" for sample i; a frame outside the
+ * program (the first Mapping) is "name@file" of its Mapping. */
 static const char *
 sample_text(const Pprof__Profile *m, size_t i)
 {
@@ -104,9 +119,13 @@ sample_text(const Pprof__Profile *m, size_t i)
 			     label(m, s, "thread"));
 	for (k = s->n_location_id; k-- > 0 && n < sizeof(text); ) {
 		const Pprof__Function *f = function_at(m, s->location_id[k]);
+		const char *file = mapping_file(m, s->location_id[k]);
+		bool program = m->n_mapping > 0 && m->mapping[0]->id == 1 &&
+			       strcmp(file, str(m, m->mapping[0]->filename)) == 0;
 
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s",
-				      f ? str(m, f->name) : "(no function)", k ? ";" : "");
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s%s%s",
+				      f ? str(m, f->name) : "(no function)", program ? "" : "@",
+				      program ? "" : file, k ? ";" : "");
 	}
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "|");
 	for (k = 0; k < s->n_value && n < sizeof(text); k++)
@@ -154,6 +173,10 @@ test_process_view(void)
 	CHECK_INT(m->duration_nanos, 60250000000LL);
 	CHECK_INT(m->n_comment, 0);
 	check_samples(m, want, 4);
+	/* pprof takes the first Mapping for the program: the process's name */
+	CHECK(m->n_mapping >= 1 && m->mapping[0]->id == 1);
+	if (m->n_mapping >= 1)
+		CHECK_STR(str(m, m->mapping[0]->filename), "proc");
 	CHECK_INT(m->n_function, 5);		/* main baz foo bar start: no layers */
 	CHECK_INT(m->n_location, 5);
 	pprof__profile__free_unpacked(m, NULL);
@@ -164,9 +187,10 @@ static void
 test_host_view(void)
 {
 	static const char *const want[] = {
-		"nginx|nginx|[k] do_syscall_64|2,20000000",
-		"nginx|worker|[l] write;[k] ksys_write|3,30000000",
-		"redis|redis|[unknown] 0x0000000000001234|1,10000000",
+		/* the kind is the Mapping, not a prefix of the name */
+		"nginx|nginx|do_syscall_64@[kernel.kallsyms]|2,20000000",
+		"nginx|worker|write@[shared libraries];ksys_write@[kernel.kallsyms]|3,30000000",
+		"redis|redis|[unknown] 0x0000000000001234@[unresolved]|1,10000000",
 	};
 	Pprof__Profile	*m = pprof_of(
 		"Total;[p] nginx;[t] nginx;[k] do_syscall_64 2\n"
@@ -178,6 +202,9 @@ test_host_view(void)
 	if (m == NULL)
 		return;
 	check_samples(m, want, 3);
+	/* two processes: no one program */
+	if (m->n_mapping >= 1)
+		CHECK_STR(str(m, m->mapping[0]->filename), "[application]");
 	for (i = 0; i < m->n_function; i++)
 		CHECK(strcmp(str(m, m->function[i]->name), "Total") != 0);
 	pprof__profile__free_unpacked(m, NULL);
@@ -382,9 +409,46 @@ test_random_totals(void)
 	membuf_free(&out);
 }
 
+/* A Python frame "qualname (file:line)" is Function qualname in file at
+ * Line line, one Location per line; "qualname (file)" has line 0; a C++
+ * name with a " (" is no Python frame. */
+static void
+test_python_frames(void)
+{
+	Pprof__Profile	*m = pprof_of("py;[t] main;_start;serve (/a/app.py:42);parse (/a/app.py:27) 3\n"
+				      "py;[t] main;_start;serve (/a/app.py:43);f<void ()>::g() 1\n"
+				      "py;[t] main;_start;<module> (/a/app.py) 2\n", "py", 0, NULL);
+	size_t		i, j, seen = 0;
+
+	CHECK(m != NULL);
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->n_location; i++) {
+		const Pprof__Line *ln = m->location[i]->line[0];
+		const Pprof__Function *f = NULL;
+		char what[256];
+
+		for (j = 0; j < m->n_function; j++)
+			if (m->function[j]->id == ln->function_id)
+				f = m->function[j];
+		CHECK(f != NULL);
+		if (f == NULL)
+			continue;
+		snprintf(what, sizeof(what), "%s|%s|%lld", str(m, f->name), str(m, f->filename),
+			 (long long)ln->line);
+		seen += strcmp(what, "serve|/a/app.py|42") == 0 || strcmp(what, "serve|/a/app.py|43") == 0 ||
+			strcmp(what, "parse|/a/app.py|27") == 0 || strcmp(what, "<module>|/a/app.py|0") == 0 ||
+			strcmp(what, "f<void ()>::g()||0") == 0 || strcmp(what, "_start||0") == 0;
+	}
+	CHECK_INT(m->n_location, 6);
+	CHECK_INT(seen, 6);
+	pprof__profile__free_unpacked(m, NULL);
+}
+
 int
 main(void)
 {
+	test_python_frames();
 	test_process_view();
 	test_host_view();
 	test_layers_and_pid();

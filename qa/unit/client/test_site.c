@@ -53,7 +53,10 @@ test_site(void)
 		char	*a = strstr(html, "h1/java/old.svg"), *b = strstr(html, "h_1_/x/new.svg");
 
 		CHECK(a != NULL && b != NULL && b < a);		/* newest first */
-		CHECK(strstr(html, "h1/java/old.json") == NULL);	/* the row was replaced */
+		/* the row was replaced, and the earlier run's json is still linked:
+		 * its file is still there */
+		CHECK(strstr(html, "h1/java/old.json") != NULL);
+		CHECK(a != NULL && strstr(a + 1, "h1/java/old.svg\"") == NULL);	/* once */
 		/* one script, the constant filter, before which no profile text */
 		CHECK(strstr(html, "<script>") != NULL &&
 		      strstr(strstr(html, "<script>") + 1, "<script>") == NULL);
@@ -139,6 +142,33 @@ test_concurrent_writers(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* Each row says what it is (flame, diff, heat map) and what its number
+ * counts; diff rows are marked; the process filter is called so. */
+static void
+test_kinds_units(void)
+{
+	const char	*text = "{\"profiles\": ["
+		"{\"host\": \"h\", \"profile\": \"a\", \"path\": \"h/a/1\", \"end\": 1, \"samples\": 7, \"formats\": [\"svg\"]},"
+		"{\"host\": \"h\", \"profile\": \"a\", \"event\": \"off-cpu\", \"path\": \"h/a/2-off-cpu\", \"end\": 2, \"samples\": 900, \"formats\": [\"svg\"]},"
+		"{\"host\": \"h\", \"profile\": \"a\", \"event\": \"page-fault\", \"path\": \"h/a/3-page-fault\", \"end\": 3, \"samples\": 40, \"formats\": [\"svg\"]},"
+		"{\"host\": \"h\", \"profile\": \"a\", \"path\": \"h/a/4-diff\", \"end\": 4, \"samples\": 5, \"formats\": [\"svg\"]},"
+		"{\"host\": \"h\", \"profile\": \"heat map\", \"path\": \"h/Total/5-heatmap\", \"end\": 5, \"samples\": 9, \"formats\": [\"svg\"]}]}";
+	char		*json;
+	struct membuf	html;
+
+	CHECK_INT(site_merge_text(text, NULL, &json, &html), 0);
+	CHECK(strstr(html.data, "<td>flame</td><td class=\"n\">7 samples</td>") != NULL);
+	CHECK(strstr(html.data, "<td>flame</td><td class=\"n\">900 &#181;s</td>") != NULL);
+	CHECK(strstr(html.data, "<td>flame</td><td class=\"n\">40 faults</td>") != NULL);
+	CHECK(strstr(html.data, "<td>diff</td><td class=\"n\">5 samples</td>") != NULL);
+	CHECK(strstr(html.data, "<td>heat map</td><td class=\"n\">9 samples</td>") != NULL);
+	CHECK(strstr(html.data, "<tr class=\"diff\" data-host=\"h\"") != NULL);
+	CHECK(strstr(html.data, "<label>Process <select id=\"filter-profile\">") != NULL);
+	CHECK(strstr(html.data, "<th>Process</th>") != NULL);
+	free(json);
+	membuf_free(&html);
+}
+
 /* Spool delivery's merge: newer rows replace older ones of the same path,
  * the rest of both stay, and damaged or missing text has no rows. */
 static void
@@ -157,7 +187,8 @@ test_merge_text(void)
 	CHECK(strstr(json, "\"h/a/1\"") != NULL && strstr(json, "\"h/c/3\"") != NULL);
 	CHECK(strstr(json, "\"samples\":\t20") != NULL && strstr(json, "\"samples\":\t2,") == NULL);
 	CHECK(strstr(html.data, "<p>3 profiles, ") != NULL);
-	CHECK(strstr(html.data, "h/b/2.json") != NULL && strstr(html.data, "h/b/2.svg") == NULL);
+	/* the newer row's numbers, both runs' files */
+	CHECK(strstr(html.data, "h/b/2.json") != NULL && strstr(html.data, "h/b/2.svg") != NULL);
 	free(json);
 	membuf_free(&html);
 
@@ -176,6 +207,7 @@ main(void)
 {
 	test_site();
 	test_merge_text();
+	test_kinds_units();
 	test_concurrent_writers();
 	return unit_report("test_site");
 }

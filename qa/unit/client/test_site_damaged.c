@@ -1,9 +1,10 @@
 /*
- * test_site_damaged.c - an index.json with numbers no profile has (read
- * back from a damaged disk or a bucket anyone may write), as fuzz_site
- * found it: the rows are kept, each impossible number becomes 0, an
- * impossible time prints as "?", and nothing converts a double that does
- * not fit (UBSan stopped on "outside the range of representable values").
+ * test_site_damaged.c - an index.json with rows no profile has (read back
+ * from a damaged disk or a bucket anyone may write), as fuzz_site and a
+ * hostile bucket found them: each such row is dropped, not clamped and
+ * kept, and the rows beside it stay; an impossible time prints as "?",
+ * and nothing converts a double that does not fit (UBSan stopped on
+ * "outside the range of representable values").
  */
 #include <stdlib.h>
 #include "unit.h"
@@ -12,21 +13,30 @@
 #include "publish/site.h"
 
 static void
-test_numbers_out_of_range(void)
+test_hostile_rows_dropped(void)
 {
-	const char	*older = "{\"version\": 1, \"profiles\": [{\"host\": \"vm\", \"profile\": \"bash\","
-		"\"pid\": 1e20, \"start\": 1e300, \"end\": -5, \"samples\": 1e30,"
-		"\"path\": \"vm/bash.1/x\", \"formats\": [\"svg\"]}]}";
+	const char	*older = "{\"version\": 1, \"profiles\": ["
+		"{\"host\": \"vm\", \"profile\": \"bash\", \"pid\": 1e20, \"start\": 1e300,"
+		" \"end\": -5, \"samples\": 1e30, \"path\": \"vm/bash.1/x\", \"formats\": [\"svg\"]},"
+		"{\"host\": \"vm\", \"profile\": \"bash\", \"start\": 1, \"end\": 1e300,"
+		" \"path\": \"vm/bash.2/y\", \"formats\": [\"svg\"]},"
+		"{\"host\": \"vm\", \"profile\": \"passwd\", \"path\": \"../../../etc/passwd\","
+		" \"formats\": [\"svg\"]},"
+		"{\"host\": \"vm\", \"profile\": \"sh\", \"pid\": 7, \"start\": 1767323045,"
+		" \"end\": 1767323105, \"samples\": 3, \"path\": \"vm/sh.7/z\", \"formats\": [\"svg\"]}]}";
+	const char	*newer = "{\"profiles\": [{\"host\": \"vm\", \"profile\": \"x\","
+		" \"path\": \"vm/x/w\", \"formats\": [\"../../x\"]}]}";
 	char		*json;
 	struct membuf	html;
 
-	CHECK_INT(site_merge_text(NULL, older, &json, &html), 0);
-	CHECK(strstr(json, "\"path\":\t\"vm/bash.1/x\"") != NULL);	/* the row is kept */
-	CHECK(strstr(json, "\"pid\":\t0,") != NULL);
-	CHECK(strstr(json, "\"samples\":\t0,") != NULL);
-	CHECK(strstr(json, "\"end\":\t0,") != NULL);
-	CHECK(strstr(html.data, "<td>? &#8211; 00:00:00</td><td>vm</td><td>bash</td>"
-			 "<td></td><td class=\"n\">0</td>") != NULL);
+	CHECK_INT(site_merge_text(newer, older, &json, &html), 0);
+	CHECK(strstr(json, "vm/sh.7/z") != NULL);	/* the good row stays */
+	CHECK(strstr(json, "vm/bash") == NULL);		/* the rest are gone */
+	CHECK(strstr(json, "passwd") == NULL && strstr(json, "vm/x/w") == NULL);
+	CHECK(strstr(html.data, "<p>1 profile, ") != NULL);
+	CHECK(strstr(html.data, "passwd") == NULL && strstr(html.data, "bash") == NULL);
+	CHECK(strstr(html.data, "<td>2026-01-02 03:04:05 &#8211; 03:05:05</td><td>vm</td>"
+			 "<td>sh (7)</td>") != NULL);
 	free(json);
 	membuf_free(&html);
 }
@@ -51,7 +61,7 @@ test_times_no_calendar_holds(void)
 int
 main(void)
 {
-	test_numbers_out_of_range();
+	test_hostile_rows_dropped();
 	test_times_no_calendar_holds();
 	return unit_report("test_site_damaged");
 }

@@ -91,6 +91,35 @@ test_good(void)
 	CHECK_STR(err, ":1: malformed folded line: empty process name after \"[p] \"");
 }
 
+/* The reader takes the file a block (1 MiB) at a time: a line of 3 MiB,
+ * and lines that straddle blocks, come whole, with their line numbers. */
+static void
+test_long_lines(void)
+{
+	size_t		len = 3 << 20, at = 0, i;
+	char		*text = malloc(len + 4096), err[256];
+	struct seen	v;
+
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	text[at++] = 'p';
+	while (at < len)	/* one stack of 3 MiB of frames */
+		at += (size_t)sprintf(text + at, ";f%zu", at);
+	at += (size_t)sprintf(text + at, " 9\n");
+	for (i = 0; i < 5; i++)
+		at += (size_t)sprintf(text + at, "q;g%zu %zu\n", i, i + 1);
+	at += (size_t)sprintf(text + at, "q;bad\n");
+	CHECK_INT(read_text(text, at, 99, &v, err, sizeof(err)), -1);
+	CHECK_INT(v.n, 6);
+	CHECK_STR(v.process[0], "p");
+	CHECK_INT(v.count[0], 9);
+	CHECK_STR(v.stack[5], "g4");
+	CHECK_INT(v.count[5], 5);
+	CHECK_STR(err, ":7: malformed folded line: expected \"frame;frame;... count\"");
+	free(text);
+}
+
 static void
 test_frequency(void)
 {
@@ -144,6 +173,7 @@ int
 main(void)
 {
 	test_good();
+	test_long_lines();
 	test_frequency();
 	test_malformed();
 	test_missing_file();

@@ -34,6 +34,19 @@ test_bytes(void)
 	membuf_free(&out);
 }
 
+/* A Python frame's qualname, file and line go in its frame's fields. */
+static void
+test_python_frames(void)
+{
+	struct membuf	out;
+
+	CHECK_INT(render_export(emit_speedscope, "py;serve (/a/app.py:42);x (b.py) 1\n", "py", 0,
+				NULL, &out), 0);
+	CHECK(out.data && strstr(out.data, "{\"name\":\"serve\",\"file\":\"/a/app.py\",\"line\":42},"
+					   "{\"name\":\"x\",\"file\":\"b.py\"}"));
+	membuf_free(&out);
+}
+
 /* Sum of a profile's weights, and of those whose stack holds frame f. */
 static void
 sum_weights(const cJSON *profile, int f, double *all, double *with_f)
@@ -101,6 +114,34 @@ test_profiles_and_totals(void)
 	cJSON_Delete(doc);
 }
 
+/* A frame's kind is its "file", not a prefix of its name; the program's
+ * frames and unresolved ones have no file. */
+static void
+test_frame_kinds(void)
+{
+	cJSON	*doc = export_json(emit_speedscope, "p;[t] p;main;[l] read;[k] sys_read 3\n"
+				     "p;[t] p;main;[/usr/lib/x.so] 1\n", "p", NULL);
+	const cJSON *frames = doc ? cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "shared"), "frames") : NULL;
+	static const char *const want[][2] = {
+		{ "read", "[shared libraries]" }, { "sys_read", "[kernel.kallsyms]" },
+		{ "main", NULL }, { "[/usr/lib/x.so]", NULL },
+	};
+
+	CHECK(doc != NULL);
+	for (size_t k = 0; doc && k < sizeof(want) / sizeof(want[0]); k++) {
+		int i = frame_index(doc, want[k][0]);
+		const cJSON *file = i < 0 ? NULL : cJSON_GetObjectItem(cJSON_GetArrayItem(frames, i), "file");
+
+		CHECK(i >= 0);
+		if (want[k][1])
+			CHECK_STR(file ? file->valuestring : NULL, want[k][1]);
+		else
+			CHECK(i >= 0 && file == NULL);
+	}
+	CHECK(doc == NULL || frame_index(doc, "[l] read") < 0);
+	cJSON_Delete(doc);
+}
+
 /* Not a time event: weights are samples, unit "none". */
 static void
 test_counted_event(void)
@@ -153,7 +194,9 @@ int
 main(void)
 {
 	test_bytes();
+	test_python_frames();
 	test_profiles_and_totals();
+	test_frame_kinds();
 	test_counted_event();
 	test_hostile_names();
 	test_empty();

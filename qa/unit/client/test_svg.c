@@ -135,10 +135,10 @@ test_frames(void)
 	CHECK_STR(frame_attr(svg, 3, "width"), "118.00");
 	CHECK_STR(frame_attr(svg, 4, "x"), "128.00");
 	CHECK_STR(frame_attr(svg, 6, "x"), "718.00");
-	/* root at the bottom: height 1200x(36 + 6*16 + 34) */
-	CHECK(strstr(svg, "height=\"166\"") != NULL);
-	CHECK_STR(frame_attr(svg, 0, "y"), "116");
-	CHECK_STR(frame_attr(svg, 10, "y"), "36");
+	/* root at the bottom: height 1200x(36 + 18 legend + 6*16 + 34) */
+	CHECK(strstr(svg, "height=\"184\"") != NULL);
+	CHECK_STR(frame_attr(svg, 0, "y"), "134");
+	CHECK_STR(frame_attr(svg, 10, "y"), "54");
 	/* colours by type: threads blue, application warm */
 	CHECK(strncmp(frame_attr(svg, 1, "fill"), "rgb(1", 5) == 0);
 	free(svg);
@@ -233,8 +233,8 @@ test_inverted(void)
 		return;
 	CHECK(xml_well_formed(svg));
 	CHECK(strstr(svg, "data-inverted=\"1\""));
-	CHECK_STR(frame_attr(svg, 0, "y"), "36");	/* root on top */
-	CHECK_STR(frame_attr(svg, 10, "y"), "116");
+	CHECK_STR(frame_attr(svg, 0, "y"), "54");	/* root on top, under the legend */
+	CHECK_STR(frame_attr(svg, 10, "y"), "134");
 	CHECK_STR(frame_attr(svg, 0, "width"), "580.00");
 	free(svg);
 }
@@ -380,6 +380,90 @@ test_empty(void)
 	free(svg);
 }
 
+/* The index of the frame whose title starts with name, or -1. */
+static int
+frame_named(const char *svg, const char *name)
+{
+	int	i;
+
+	for (i = 0; *frame_title(svg, i); i++)
+		if (strncmp(frame_title(svg, i), name, strlen(name)) == 0)
+			return i;
+	return -1;
+}
+
+/* One 150-frame tower beside a shallow stack: the tower keeps its top
+ * frames above a marker of the band it folds, the graph fits 1,000 px,
+ * and --full-height draws every frame. */
+static void
+test_fold(void)
+{
+	struct membuf		in;
+	struct emit_options	o;
+	char			*svg;
+	int			i;
+
+	membuf_init(&in);
+	membuf_puts(&in, "proc;[t] main;main;shallow 30\nproc;[t] main");
+	for (i = 0; i < 150; i++)
+		membuf_printf(&in, ";f%d", i);
+	membuf_puts(&in, ";top_leaf 10\n");
+	CHECK(!in.failed);
+	svg = svg_of(in.data);
+	CHECK(svg != NULL);
+	if (svg != NULL) {
+		CHECK(xml_well_formed(svg));
+		/* top_leaf at depth 152: 104 depths folded so it lands on level 49 */
+		CHECK(frame_named(svg, "\xe2\x80\xa6 104 frames folded") >= 0);
+		CHECK(strstr(svg, "height=\"888\"") != NULL);
+		CHECK(frame_named(svg, "top_leaf") >= 0);
+		CHECK_STR(frame_attr(svg, frame_named(svg, "top_leaf"), "y"), "54");
+		CHECK_STR(frame_attr(svg, frame_named(svg, "proc"), "y"), "838");
+		CHECK(frame_named(svg, "f30 ") >= 0);	/* depth 32: the fold's root */
+		CHECK(frame_named(svg, "f31 ") < 0);
+		CHECK(frame_named(svg, "f134 ") < 0);	/* depth 136, the band's last */
+		CHECK(frame_named(svg, "f135 ") >= 0);
+		CHECK(frame_named(svg, "shallow") >= 0);
+		/* the marker is as wide as its root */
+		CHECK_STR(frame_attr(svg, frame_named(svg, "\xe2\x80\xa6"), "width"),
+			  frame_attr(svg, frame_named(svg, "f30 "), "width"));
+	}
+	free(svg);
+	emit_options_default(&o);
+	o.full_height = true;
+	svg = svg_with(in.data, &o);
+	CHECK(svg != NULL);
+	if (svg != NULL) {
+		CHECK(frame_named(svg, "\xe2\x80\xa6") < 0);
+		CHECK(frame_named(svg, "f77 ") >= 0);
+		/* 36 + 18 + 153 levels x 16 + 34 */
+		CHECK(strstr(svg, "height=\"2536\"") != NULL);
+	}
+	free(svg);
+	membuf_free(&in);
+}
+
+/* A narrow frame's label drops its "[k] " prefix before it is cut; the
+ * title keeps the whole name; the legend names the prefixes. */
+static void
+test_prefix_cut(void)
+{
+	char	*svg = svg_of("proc;[k] do_sys_openat2_and_more 1\nproc;wide 30\n");
+	int	i;
+
+	CHECK(svg != NULL);
+	if (svg == NULL)
+		return;
+	i = frame_named(svg, "[k] do_sys_openat2_and_more (1 samples");
+	CHECK(i >= 0);
+	CHECK(strstr(svg, ">do_..</text>") != NULL);	/* 37 px: 5 characters */
+	CHECK(strstr(svg, ">[k] ..</text>") == NULL);
+	CHECK(strstr(svg, "<g id=\"legend\"") != NULL);
+	CHECK(strstr(svg, ">[k] kernel</text>") != NULL);
+	CHECK(strstr(svg, ">[l] library</text>") != NULL);
+	free(svg);
+}
+
 int
 main(void)
 {
@@ -394,5 +478,7 @@ main(void)
 	test_random_bytes();
 	test_event_palette();
 	test_empty();
+	test_fold();
+	test_prefix_cut();
 	return unit_report("test_svg");
 }

@@ -5,11 +5,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
 #include <linux/types.h>
-#include "agent/control_parse.h"
+#include "controls/control_parse.h"
 #include "stackprof.h"
 
 static void
@@ -95,20 +94,11 @@ check_regex(const char *text)
 	return sts;
 }
 
-static double
-elapsed_ms(const struct timespec *t0)
-{
-	struct timespec	t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /*
  * The patterns that cost glibc's regcomp seconds and gigabytes (issue 17:
- * "a" and 20 "+" took 2.2 s and 750 MB) are refused at once, and one that
- * compiles cannot make a match run away: it stops at the match limit and
- * says so.
+ * "a" and 20 "+" took 2.2 s and 750 MB) are refused by the control, with
+ * the reason logged; how fast is bench/latency's (section 3), and a match
+ * that runs away stopping at its limit is qa/unit/lib/test_bounded_regex.c's.
  */
 static void
 test_regex_bombs(void)
@@ -119,54 +109,10 @@ test_regex_bombs(void)
 		"((a{1,100}){1,100}){1,100}",			/* too large compiled */
 		"(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
 	};
-	struct bounded_regex	*re;
-	struct timespec		t0;
-	char			why[160], subject[64];
 	size_t			i;
 
-	for (i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++)
 		CHECK_INT(check_regex(bombs[i]), PM_ERR_BADSTORE);
-		CHECK(elapsed_ms(&t0) < 50);
-	}
-	/* a pattern that compiles but backtracks exponentially */
-	re = bounded_regex_compile("^(a|aa)+$", why, sizeof(why));
-	CHECK(re != NULL);
-	memset(subject, 'a', 40);
-	strcpy(subject + 40, "!");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_INT(bounded_regex_search(re, subject, strlen(subject)), -1);
-	CHECK(elapsed_ms(&t0) < 50);
-	CHECK_INT(bounded_regex_search(re, "aaaa", 4), 1);
-	bounded_regex_free(re);
-}
-
-/* What users wrote for POSIX ERE keeps meaning the same. */
-static void
-test_regex_dialect(void)
-{
-	static const struct { const char *re, *subject; int match; } cases[] = {
-		{ "^(nginx|java)$", "java", 1 },
-		{ "^(nginx|java)$", "javac", 0 },
-		{ "[[:digit:]]+$", "worker 12", 1 },
-		{ "app\\.py", "python3 /srv/app.py", 1 },
-		{ "app\\.py", "python3 /srv/appxpy", 0 },
-		{ "a.b", "a\nb", 1 },		/* '.' matches any byte, as in ERE */
-		{ "b$", "ab\n", 0 },		/* '$' only at the very end */
-		{ "(ab)\\1", "abab", 1 },	/* back-references, bounded */
-	};
-	char	why[160];
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct bounded_regex	*re = bounded_regex_compile(cases[i].re, why, sizeof(why));
-
-		CHECK(re != NULL);
-		if (re == NULL)
-			continue;
-		CHECK_INT(bounded_regex_search(re, cases[i].subject, strlen(cases[i].subject)),
-			  cases[i].match);
-		bounded_regex_free(re);
-	}
 }
 
 static void
@@ -280,7 +226,6 @@ main(void)
 	test_pids();
 	test_regex_and_slots();
 	test_regex_bombs();
-	test_regex_dialect();
 	test_unwind();
 	test_urls();
 	return unit_report("test_control_parse");

@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
-#include "agent/control_file.h"
+#include "agent/agent_priv.h"
+#include "controls/control_file.h"
 #include "agent/controls.h"
 
 static char	dir[] = "/tmp/test_controls.XXXXXX";

@@ -2,7 +2,8 @@
  * test_drain_fold - a sampled stack is folded root first: user frames
  * outermost first, then kernel frames outermost first, named by the real
  * symbolizer; a user stack is cut at a return address outside code; a
- * stack with no frames still gets one.
+ * stack with no frames still gets one; an off-wake stack carries its
+ * waker above "--", innermost first, its thread name on top.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 static volatile int	sink;
 __attribute__((noinline)) void fold_outer(void) { for (int i = 0; i < 8; i++) sink += i * 3; }
 __attribute__((noinline)) void fold_inner(void) { for (int i = 0; i < 8; i++) sink += i * 5; }
+__attribute__((noinline)) void wake_outer(void) { for (int i = 0; i < 8; i++) sink += i * 7; }
+__attribute__((noinline)) void wake_inner(void) { for (int i = 0; i < 8; i++) sink += i * 11; }
 
 int
 main(void)
@@ -66,6 +69,50 @@ main(void)
 		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
 		CHECK_STR(buf, "fold_inner;[unknown] 0x0000000000000010");
 		st.user_ips = user;
+	}
+
+	/* off-wake: the blocked frames, "--", the waker's kernel frames as
+	 * recorded (the wake first), its user frames innermost first, its
+	 * thread name last (a full 16-byte comm, not NUL-terminated) */
+	{
+		uint64_t		wuser[2] = { (uint64_t)(uintptr_t)wake_inner + 4,
+						     (uint64_t)(uintptr_t)wake_outer + 4 };
+		uint64_t		wkernel[1] = { 0xffffffffffff0000ull };
+		struct sp_wake_key	wake = { .waker_tgid = (uint32_t)getpid() };
+		const char		*sep;
+
+		memcpy(wake.waker_comm, "producer;thread1", SP_COMM_LEN);
+		st.wake = &wake;
+		st.waker_user_ips = wuser;
+		st.nwaker_user = 2;
+		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+		CHECK_STR(buf, "fold_outer;fold_inner;--;wake_inner;wake_outer;producer,thread1");
+		/* kernel frames go between the separator and the user ones */
+		st.waker_kernel_ips = wkernel;
+		st.nwaker_kernel = 1;
+		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+		sep = strstr(buf, ";--;");
+		CHECK(sep != NULL && strncmp(buf, "fold_outer;fold_inner;--;[", 26) == 0);
+		CHECK(sep != NULL && strstr(sep, ";wake_inner;wake_outer;producer,thread1") != NULL);
+		/* a waker's user stack cut at a non-code address: "[unknown]"
+		 * ends its user part, its name still on top, counted as cut */
+		{
+			uint64_t	cut[3] = { wuser[0], 0x10, wuser[1] };
+
+			st.waker_user_ips = cut;
+			st.nwaker_user = 3;
+			st.nwaker_kernel = 0;
+			CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 1);
+			CHECK_STR(buf, "fold_outer;fold_inner;--;wake_inner;[unknown];producer,thread1");
+		}
+		/* a waker with no stacks (an idle CPU's interrupt): the separator
+		 * and its name; a blocked stack lost keeps its "[unknown]" */
+		st.nwaker_user = 0;
+		st.nuser = 0;
+		CHECK_INT(drain_fold_stack(sym, &st, &buf, &cap), 0);
+		CHECK_STR(buf, "[unknown];--;producer,thread1");
+		st.wake = NULL;
+		st.nuser = 2;
 	}
 
 	/* both stacks lost: the samples still show, as one frame */

@@ -9,7 +9,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "unit.h"
-#include "agent/events.h"
+#include "pipeline/events.h"
 
 static struct event_queue	*q;
 
@@ -92,21 +92,20 @@ main(void)
 	CHECK(i > 0 && i < 200);
 	CHECK_INT(missed, 1);
 	{
-		pmAtomValue	a;
+		struct event_stats	st;
 
-		events_stat_dropped(q, &a);
-		CHECK_INT(a.ull + i, 200);	/* dropped + kept = appended */
-		events_stat_records(q, &a);
-		CHECK_INT(a.ul, 206);
+		events_get_stats(q, &st);
+		CHECK_INT(st.dropped + i, 200);	/* dropped + kept = appended */
+		CHECK_INT(st.records, 206);
 	}
 	events_client_end(q, 1);
 	events_client_end(q, 2);
 	append(1);				/* no readers left: nothing kept */
 	{
-		pmAtomValue	a;
+		struct event_stats	st;
 
-		events_stat_memory(q, &a);
-		CHECK_INT(a.ull, 0);
+		events_get_stats(q, &st);
+		CHECK_INT(st.queued_bytes, 0);
 	}
 	events_free(q);
 	return unit_report("test_events");

@@ -3,14 +3,15 @@
  * defined once per client and again for a new one, drains summed to the
  * client's own fetches, µs written only where the rule does not give
  * them, counts past 2^32, hostile names that cannot break a line, the
- * memory bound's "missed", ids forgotten after ten idle minutes.
+ * memory bound's "missed", ids forgotten after ten idle minutes,
+ * keyframes that define again what they use.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "agent/history.h"
-#include "agent/history_priv.h"
+#include "history/history.h"
+#include "history/history_priv.h"
 #include "agent/profiles.h"
 
 static struct timeval	when = { 1733011200, 500000 };
@@ -20,7 +21,7 @@ drain(struct history *h, time_t now, unsigned hz, const char *comm, const char *
       uint64_t count)
 {
 	history_begin(h, &when, hz, now);
-	history_add(h, 100, 101, comm, "proc", stack, count, profile_value_samples(count, hz));
+	history_add(h, 100, 0, 101, comm, "proc", stack, count, profile_value_samples(count, hz));
 	history_end(h);
 	when.tv_sec++;
 }
@@ -91,7 +92,7 @@ test_hostile_names(void)
 
 	fetch(h, 0);
 	history_begin(h, &when, 99, 1);
-	history_add(h, 7, 8, "a\tb\nc", "p\r", "x;y\nt 9 1 1 evil\tevil", 1, 10101);
+	history_add(h, 7, 0, 8, "a\tb\nc", "p\r", "x;y\nt 9 1 1 evil\tevil", 1, 10101);
 	history_end(h);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
 		  "t 1 7 8 a?b?c\tp?\nf 1 x\nf 2 y?t 9 1 1 evil?evil\ns 1 1,2\n1 1");
@@ -141,14 +142,14 @@ test_no_slot_left(void)
 	for (i = 0; i <= HISTORY_SLOTS; i++)
 		fetch(h, i);
 	history_begin(h, &when, 99, 1);
-	history_add(h, 1, 1, "m", "p", "a", 1, 10101);
-	history_add(h, 1, 2, "m", "p", "a", 1, 10101);
+	history_add(h, 1, 0, 1, "m", "p", "a", 1, 10101);
+	history_add(h, 1, 0, 2, "m", "p", "a", 1, 10101);
 	history_end(h);
 	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011200.500000 hz 99\n"
 		  "t 1 1 1 m\tp\nt 2 1 2 m\tp\nf 1 a\ns 1 1\n1 1\n2 1");
 	when.tv_sec++;
 	history_begin(h, &when, 99, 2);
-	history_add(h, 1, 1, "m", "p", "a", 1, 10101);
+	history_add(h, 1, 0, 1, "m", "p", "a", 1, 10101);
 	history_end(h);
 	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011201.500000 hz 99\n"
 		  "t 1 1 1 m\tp\nf 1 a\ns 1 1\n1 1");
@@ -167,8 +168,8 @@ test_flame(void)
 
 	when.tv_sec = 1733011200;
 	history_begin(h, &when, 99, 1);
-	history_add(h, 7, 8, "worker", "srv", "main;run;[k] sys_read", 3, 30303);
-	history_add(h, 7, 9, "w2", "srv", "main", 1, 10101);
+	history_add(h, 7, 0, 8, "worker", "srv", "main;run;[k] sys_read", 3, 30303);
+	history_add(h, 7, 0, 9, "w2", "srv", "main", 1, 10101);
 	history_end(h);
 	CHECK_INT((int)history_flame(h, &v), 2);
 	CHECK_STR(v[0].name, "\n    [k] sys_read\n    run\n    main\n    [t] worker 8\n    srv 7\n");
@@ -177,7 +178,7 @@ test_flame(void)
 	inst = v[0].inst;
 	CHECK(v[0].inst != v[1].inst);
 	history_begin(h, &when, 99, 2);
-	history_add(h, 7, 8, "worker", "srv", "main;run;[k] sys_read", 5, 50505);
+	history_add(h, 7, 0, 8, "worker", "srv", "main;run;[k] sys_read", 5, 50505);
 	history_end(h);
 	CHECK_INT((int)history_flame(h, &v), 1);
 	CHECK_INT(v[0].inst, inst);	/* the same pair keeps its id */
@@ -185,6 +186,30 @@ test_flame(void)
 	history_begin(h, &when, 99, 3);
 	history_end(h);
 	CHECK_INT((int)history_flame(h, &v), 0);
+	/* the PID's next process: its own pair and name */
+	history_begin(h, &when, 99, 4);
+	history_add(h, 7, 1, 8, "worker", "srv", "main;run;[k] sys_read", 2, 20202);
+	history_end(h);
+	CHECK_INT((int)history_flame(h, &v), 1);
+	CHECK(v[0].inst != inst);
+	CHECK_STR(v[0].name, "\n    [k] sys_read\n    run\n    main\n    [t] worker 8\n    srv 7.1\n");
+	history_free(h);
+}
+
+/* A reused PID's process is another thread of the history: "PID.GEN". */
+static void
+test_reused_pid(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+
+	when.tv_sec = 1733011200;
+	fetch(h, 0);
+	history_begin(h, &when, 99, 1);
+	history_add(h, 42, 0, 42, "sh", "sh", "a", 22, 222222);
+	history_add(h, 42, 1, 42, "sh", "sh", "a", 1, 10101);
+	history_end(h);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
+		  "t 1 42 42 sh\tsh\nt 2 42.1 42 sh\tsh\nf 1 a\ns 1 1\n1 1:22\n2 1");
 	history_free(h);
 }
 
@@ -200,7 +225,7 @@ test_heat(void)
 	when.tv_sec = 1733011200;
 	fetch(h, 0);
 	history_begin(h, &when, 99, 1);
-	history_add(h, 1, 1, "m", "p", "a", 3, 30303);
+	history_add(h, 1, 0, 1, "m", "p", "a", 3, 30303);
 	CHECK_INT(history_heat(h, a, 5), 0);
 	history_end(h);
 	when.tv_sec++;
@@ -232,7 +257,7 @@ test_front_coded(void)
 	fetch(h, 0);
 	history_begin(h, &when, 99, 1);
 	for (size_t i = 0; i < 4; i++)
-		history_add(h, 1, 1, "m", "p", stacks[i], 1, profile_value_samples(1, 99));
+		history_add(h, 1, 0, 1, "m", "p", stacks[i], 1, profile_value_samples(1, 99));
 	history_end(h);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99\n"
 		  "t 1 1 1 m\tp\nf 1 a\nf 2 b\nf 3 x\nf 4 c\nf 5 e\nf 6 d\nf 7 q\n"
@@ -240,7 +265,7 @@ test_front_coded(void)
 	/* a later stack shares a prefix with one told before: written whole */
 	when.tv_sec++;
 	history_begin(h, &when, 99, 2);
-	history_add(h, 1, 1, "m", "p", "a;b;c;y", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 0, 1, "m", "p", "a;b;c;y", 1, profile_value_samples(1, 99));
 	history_end(h);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\nf 8 y\ns 5 1,2,4,8\n1 5");
 	history_free(h);
@@ -259,29 +284,86 @@ test_delta_ids(void)
 	history_begin(h, &when, 99, 1);
 	for (int i = 0; i < 120; i++) {
 		snprintf(stack, sizeof(stack), "s%d", i);
-		history_add(h, 1, 1, "m", "p", stack, 1, profile_value_samples(1, 99));
+		history_add(h, 1, 0, 1, "m", "p", stack, 1, profile_value_samples(1, 99));
 	}
 	history_end(h);
 	fetch(h, 0);
 	when.tv_sec++;
 	history_begin(h, &when, 99, 2);
-	history_add(h, 1, 1, "m", "p", "s3", 2, profile_value_samples(2, 99));
-	history_add(h, 1, 1, "m", "p", "s9", 1, profile_value_samples(1, 99));
-	history_add(h, 1, 1, "m", "p", "s99", 1, profile_value_samples(1, 99));
-	history_add(h, 1, 1, "m", "p", "s100", 1, profile_value_samples(1, 99));
-	history_add(h, 1, 1, "m", "p", "s119", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 0, 1, "m", "p", "s3", 2, profile_value_samples(2, 99));
+	history_add(h, 1, 0, 1, "m", "p", "s9", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 0, 1, "m", "p", "s99", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 0, 1, "m", "p", "s100", 1, profile_value_samples(1, 99));
+	history_add(h, 1, 0, 1, "m", "p", "s119", 1, profile_value_samples(1, 99));
 	history_end(h);
 	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\n1 4:2 10 100 +1 120");
+	history_free(h);
+}
+
+/*
+ * Keyframes: a client's first text and one every keyframe_s seconds of
+ * the drains' clock say "key" and define every id they use, told or not;
+ * texts between define only what is new; ids a keyframe does not use
+ * are defined where they are next used.  A client without a slot gets
+ * every definition every time: each of its texts is a keyframe.
+ */
+static void
+test_keyframes(void)
+{
+	struct history	*h = history_new(profile_value_samples, 1 << 20);
+	int		i;
+
+	when.tv_sec = 1733011200;
+	history_set_keyframe(h, 10);
+	CHECK_STR(fetch(h, 0), "(none)");
+	drain(h, 1, 99, "main", "a;b", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99 key\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1");
+	drain(h, 5, 99, "main", "a;c", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\n"
+		  "f 3 c\ns 2 1,3\n1 2");
+	drain(h, 10, 99, "main", "a;b", 2);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011202.500000 hz 99\n1 1:2");
+	drain(h, 11, 99, "main", "a;b", 1);	/* 10 s after the last keyframe */
+	CHECK_STR(fetch(h, 0), "drains 1 1733011203.500000 hz 99 key\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1");
+	drain(h, 12, 99, "main", "a;c", 1);	/* stack 2 again: defined again */
+	CHECK_STR(fetch(h, 0), "drains 1 1733011204.500000 hz 99\nf 3 c\ns 2 1,3\n1 2");
+	drain(h, 13, 99, "main", "a;c", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011205.500000 hz 99\n1 2");
+	/* switched off: no more keyframes, nothing told again */
+	history_set_keyframe(h, 0);
+	drain(h, 40, 99, "main", "a;c", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011206.500000 hz 99\n1 2");
+	/* on again: the period counts from the client's last keyframe (30 s ago) */
+	history_set_keyframe(h, 600);
+	drain(h, 41, 99, "main", "a;c", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011207.500000 hz 99\n1 2");
+	history_free(h);
+
+	h = history_new(profile_value_samples, 1 << 20);
+	history_set_keyframe(h, 600);
+	for (i = 0; i <= HISTORY_SLOTS; i++)
+		fetch(h, i);
+	drain(h, 1, 99, "m", "a", 1);
+	drain(h, 2, 99, "m", "a", 1);
+	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 2 1733011209.500000 hz 99 key\n"
+		  "t 1 100 101 m\tproc\nf 1 a\ns 1 1\n1 1:2");
+	drain(h, 3, 99, "m", "a", 1);
+	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011210.500000 hz 99 key\n"
+		  "t 1 100 101 m\tproc\nf 1 a\ns 1 1\n1 1");
 	history_free(h);
 }
 
 int
 main(void)
 {
+	test_keyframes();
 	test_delta_ids();
 	test_front_coded();
 	test_heat();
 	test_flame();
+	test_reused_pid();
 	test_no_slot_left();
 	test_defined_once_per_client();
 	test_coalesced_and_values();

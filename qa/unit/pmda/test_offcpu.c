@@ -19,7 +19,8 @@
  *            thread, nearly all of them in touch_here.
  *
  * And: drained sums equal the BPF counters exactly; offcpu_min_us drops
- * (and counts) shorter blocks; an unselected process is not counted; off
+ * (and counts) shorter blocks, offcpu_sample keeps 1 in N of them
+ * weighted N; an unselected process is not counted; off
  * means no program runs; the raw tracepoint does the same as tp_btf; bad
  * arguments are refused.
  */
@@ -59,16 +60,20 @@ now_s(void)
 
 /* ---- the known functions ---- */
 
-__attribute__((noinline, section("sleep_text"))) static void
+/* How many times it slept: each sleep is one block at least. */
+__attribute__((noinline, section("sleep_text"))) static unsigned long
 sleep_here(double seconds)
 {
 	struct timespec ten_ms = { 0, 10000000 };
 	double end = now_s() + seconds;
+	unsigned long sleeps = 0;
 
 	while (now_s() < end) {
 		nanosleep(&ten_ms, NULL);
 		sink++;
+		sleeps++;
 	}
+	return sleeps;
 }
 
 __attribute__((noinline, section("read_text"))) static void
@@ -115,6 +120,7 @@ struct worker {
 	int		fd;		/* reader: the pipe */
 	int		cpu;		/* spinners: pinned here */
 	long		faults;		/* toucher: minor faults it took */
+	unsigned long	sleeps;		/* sleeper: its nanosleeps */
 };
 
 static void
@@ -131,7 +137,7 @@ sleeper(void *arg)
 	struct worker *w = arg;
 
 	begin(w);
-	sleep_here(w->seconds);
+	w->sleeps = sleep_here(w->seconds);
 	w->t1 = now_s();
 	return NULL;
 }
@@ -189,8 +195,10 @@ struct tally {
 	uint64_t	us_all, us_watch;	/* off-CPU µs of our process, of watch */
 	uint64_t	faults_all;		/* estimated faults of our process */
 	uint64_t	us_tid[6], us_known[6];	/* per worker: any stack, its function's */
+	uint64_t	spin_moving;		/* spinners' µs asleep in sched_setaffinity */
 	uint64_t	faults_tid, faults_known;
 	uint64_t	sleeper_kernel_ok, reader_kernel_ok;	/* named kernel paths */
+	uint64_t	sleeper_no_ustack;	/* the sleeper's µs without a user stack */
 	uint64_t	reader_no_ustack;	/* the reader's µs without a user stack */
 	uint64_t	in_schedule;		/* µs whose innermost kernel frame is __schedule */
 	struct worker	*w;			/* [0] sleeper [1] reader [2,3] spinners [4] toucher */
@@ -236,8 +244,12 @@ tally_offcpu(struct tally *t, const struct sampled_stack *st)
 			t->sleeper_kernel_ok += st->count;
 		if (i == 1 && kernel_names(st, "pipe_read"))
 			t->reader_kernel_ok += st->count;
+		if (i == 0 && st->nuser == 0)
+			t->sleeper_no_ustack += st->count;
 		if (i == 1 && st->nuser == 0)
 			t->reader_no_ustack += st->count;
+		if ((i == 2 || i == 3) && kernel_names(st, "sched_setaffinity"))
+			t->spin_moving += st->count;
 	}
 }
 
@@ -295,7 +307,9 @@ select_self(struct sampler *s)
 }
 
 /* Start n workers, drain s every 100 ms into t until all have finished;
- * write the reader's byte to feed_fd (if >= 0) after feed_s. */
+ * write the reader's byte to feed_fd (if >= 0) after feed_s and at least
+ * 3 drains, so that the reader's block spans drains however slow the host
+ * is. */
 static int
 run_workers(struct sampler *s, struct worker *w, void *(*const *fn)(void *), int n,
 	    struct tally *t, int feed_fd, double feed_s)
@@ -308,7 +322,7 @@ run_workers(struct sampler *s, struct worker *w, void *(*const *fn)(void *), int
 		CHECK_INT(pthread_create(&th[i], NULL, fn[i], &w[i]), 0);
 	while (running > 0) {
 		usleep(100000);
-		if (feed_fd >= 0 && now_s() - t0 >= feed_s) {
+		if (feed_fd >= 0 && now_s() - t0 >= feed_s && drains >= 3) {
 			CHECK_INT(write(feed_fd, "x", 1), 1);
 			feed_fd = -1;
 		}
@@ -358,8 +372,10 @@ check_offcpu_answers(const struct tally *t, const struct worker *w)
 	printf("reader: %.0f us blocked, %llu us off-CPU, %llu in read_here, %llu via pipe_read\n",
 	       wall_us(&w[1]), (unsigned long long)t->us_tid[1],
 	       (unsigned long long)t->us_known[1], (unsigned long long)t->reader_kernel_ok);
-	printf("spinners: %.0f us wall, %llu us off-CPU, %llu in spin_here\n", spin_wall,
+	printf("spinners: %.0f us wall, %llu us off-CPU (%llu moving to their CPU), "
+	       "%llu in spin_here\n", spin_wall,
 	       (unsigned long long)(t->us_tid[2] + t->us_tid[3]),
+	       (unsigned long long)t->spin_moving,
 	       (unsigned long long)(t->us_known[2] + t->us_known[3]));
 	CHECK(within(t->us_tid[0], wall_us(&w[0]), 0.25));
 	CHECK(within(t->us_known[0], wall_us(&w[0]), 0.25));
@@ -367,14 +383,18 @@ check_offcpu_answers(const struct tally *t, const struct worker *w)
 	/* every block keeps its user stack: a wake stores at most one element
 	 * in each as-used map (bpf/offcpu.bpf.h), so none fails for want of a
 	 * cached element (it did for the second of two: a 1-second block in
-	 * 8 came back without its user stack, 10 ms blocks ~1%) */
-	CHECK(t->us_known[0] >= t->us_tid[0] / 1000 * 995);
+	 * 8 came back without its user stack, 10 ms blocks ~1%).  Counted as
+	 * stacks missing, not as time outside sleep_here: under ASan the
+	 * thread also blocks a few ms outside it, with its user stack */
+	printf("sleeper without a user stack: %llu us\n", (unsigned long long)t->sleeper_no_ustack);
+	CHECK(t->sleeper_no_ustack <= t->us_tid[0] / 1000 * 5);
 	CHECK_INT(t->reader_no_ustack, 0);
 	CHECK(within(t->us_known[1], wall_us(&w[1]), 0.25));
 	CHECK(t->reader_kernel_ok >= t->us_tid[1] * 9 / 10);
-	/* before spinning, each waits (asleep) to be moved to its CPU */
+	/* before spinning, each waits (asleep) to be moved to its CPU: as
+	 * long as the target CPU's other spinner keeps it, on a loaded host */
 	CHECK(t->us_known[2] + t->us_known[3] < spin_wall * 0.01);
-	CHECK(t->us_tid[2] + t->us_tid[3] < spin_wall * 0.05);
+	CHECK(t->us_tid[2] + t->us_tid[3] - t->spin_moving < spin_wall * 0.05);
 }
 
 static void *(*const known_fn[])(void *) = { sleeper, reader, spinner, spinner, toucher };
@@ -412,7 +432,7 @@ test_known_answers(void)
 	printf("innermost kernel frame __schedule: %llu of %llu us\n",
 	       (unsigned long long)t.in_schedule, (unsigned long long)t.us_all);
 	CHECK(t.in_schedule >= t.us_all * 95 / 100);
-	CHECK(drains >= 3);
+	CHECK(drains >= 4);	/* the reader's block spanned 3 of them */
 	CHECK_INT(t.us_all, RISE(a, b, SP_STAT_OFFCPU_USEC));
 	CHECK_INT(RISE(a, b, SP_STAT_OFFCPU_MAP_FULL), 0);
 
@@ -444,7 +464,11 @@ sleep_on(struct sampler *s, struct worker *w, double seconds, struct sampler_sta
 }
 
 /* Blocks shorter than offcpu_min_us are dropped, and counted with their
- * time; the filter moves with the knob. */
+ * time; the filter moves with the knob.  A block lasts from switch-out to
+ * switch-in, so it holds the wait for a CPU after the wake-up: the minimum
+ * is 100 times the 10 ms sleeps, so that a loaded host's run queue cannot
+ * carry one over it, and each of the sleeper's nanosleeps is a short block
+ * at least. */
 static void
 test_min_block(void)
 {
@@ -453,18 +477,53 @@ test_min_block(void)
 	struct tally t;
 
 	CHECK_INT(sampler_set_offcpu(g.s, true), 0);
-	CHECK_INT(sampler_set_offcpu_min_us(g.s, 50000), 0);
+	CHECK_INT(sampler_set_offcpu_min_us(g.s, 1000000), 0);
 	t = sleep_on(g.s, w, 0.5, &a, &b);
 	CHECK_INT(sampler_set_offcpu_min_us(g.s, SAMPLER_OFFCPU_MIN_US), 0);
 	CHECK_INT(sampler_set_offcpu(g.s, false), 0);
-	printf("min_block 50 ms: sleeper %.0f us wall, %llu us counted; %llu short intervals "
-	       "of %llu us\n", wall_us(&w[0]), (unsigned long long)t.us_tid[0],
+	printf("min_block 1 s: sleeper %.0f us wall, %lu sleeps, %llu us counted; %llu short "
+	       "intervals of %llu us\n", wall_us(&w[0]), w[0].sleeps,
+	       (unsigned long long)t.us_tid[0],
 	       (unsigned long long)RISE(a, b, SP_STAT_OFFCPU_SHORT),
 	       (unsigned long long)RISE(a, b, SP_STAT_OFFCPU_SHORT_USEC));
 	CHECK_INT(t.us_tid[0], 0);
-	CHECK(RISE(a, b, SP_STAT_OFFCPU_SHORT) >= 30);
+	CHECK(w[0].sleeps > 0);
+	CHECK(RISE(a, b, SP_STAT_OFFCPU_SHORT) >= w[0].sleeps);
 	CHECK(RISE(a, b, SP_STAT_OFFCPU_SHORT_USEC) >= wall_us(&w[0]) * 0.75);
 	CHECK_INT(t.us_all, RISE(a, b, SP_STAT_OFFCPU_USEC));
+}
+
+/* 1 in N of the blocks under the minimum is kept, weighted N: N = 1 keeps
+ * them all at their own length; N = 3 keeps a third, and the sum stays
+ * near the wall time (100 blocks: sd of the draw ~8%). */
+static void
+test_sample_short(void)
+{
+	static const unsigned one_in[] = { 1, 3 };
+	static const double tolerance[] = { 0.25, 0.40 };
+	struct worker w[5];
+	struct sampler_stats a, b;
+	struct tally t;
+
+	CHECK_INT(sampler_set_offcpu(g.s, true), 0);
+	CHECK_INT(sampler_set_offcpu_min_us(g.s, 50000), 0);
+	for (int i = 0; i < 2; i++) {
+		CHECK_INT(sampler_set_offcpu_sample(g.s, one_in[i]), 0);
+		t = sleep_on(g.s, w, 1.0, &a, &b);
+		printf("sample 1 in %u under 50 ms: sleeper %.0f us wall, %llu us counted, "
+		       "%llu of %llu short blocks kept\n", one_in[i], wall_us(&w[0]),
+		       (unsigned long long)t.us_tid[0],
+		       (unsigned long long)RISE(a, b, SP_STAT_OFFCPU_SAMPLED),
+		       (unsigned long long)(RISE(a, b, SP_STAT_OFFCPU_SAMPLED) +
+					    RISE(a, b, SP_STAT_OFFCPU_SHORT)));
+		CHECK(within(t.us_tid[0], wall_us(&w[0]), tolerance[i]));
+		CHECK(t.us_known[0] >= t.us_tid[0] * 9 / 10);
+		CHECK(RISE(a, b, SP_STAT_OFFCPU_SAMPLED) > 0);
+		CHECK_INT(t.us_all, RISE(a, b, SP_STAT_OFFCPU_USEC));
+	}
+	CHECK_INT(sampler_set_offcpu_sample(g.s, SAMPLER_OFFCPU_SAMPLE), 0);
+	CHECK_INT(sampler_set_offcpu_min_us(g.s, SAMPLER_OFFCPU_MIN_US), 0);
+	CHECK_INT(sampler_set_offcpu(g.s, false), 0);
 }
 
 static pid_t
@@ -744,6 +803,7 @@ main(void)
 	describe(&g, getpid());
 	test_known_answers();
 	test_min_block();
+	test_sample_short();
 	test_selection();
 	test_off_costs_nothing();
 	test_raw_tracepoint();

@@ -17,9 +17,11 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "unit.h"
-#include "agent/agent.h"
+#include "agent/agent_priv.h"
 #include "agent/controls.h"
 #include "agent/drain.h"
+#include "agent/stat_tables.h"
+#include "lib/stat_table.h"
 #include "pcp/metrics.h"
 
 #define DOMAIN	170
@@ -118,12 +120,30 @@ set_uid(int ctx, const char *uid)
 	dp.version.seven.attribute(ctx, PMDA_ATTR_USERID, uid, (int)strlen(uid) + 1, ext());
 }
 
+/* stackprof.stats.NAME's cluster and item, from the stats tables */
+static unsigned
+stat_id(const char *name, unsigned *item)
+{
+	const struct stat_table	*t;
+	size_t			i, r;
+
+	for (i = 0; (t = agent_stat_table(i)) != NULL; i++)
+		for (r = 0; r < t->nrows; r++)
+			if (strcmp(t->rows[r].name, name) == 0) {
+				*item = t->rows[r].item;
+				return t->cluster;
+			}
+	fprintf(stderr, "no stat %s\n", name);
+	exit(1);
+}
+
 static uint64_t
-stat_u64(unsigned item)
+stat_u64(const char *name)
 {
 	pmAtomValue	a = { .ull = 0 };
+	unsigned	item, cluster = stat_id(name, &item);
 
-	CHECK_INT(fetch(3, item, PM_IN_NULL, PM_TYPE_U64, &a), 1);
+	CHECK_INT(fetch(cluster, item, PM_IN_NULL, PM_TYPE_U64, &a), 1);
 	return a.ull;
 }
 
@@ -202,7 +222,8 @@ test_drain_fetch(struct drain *d)
 	snprintf(want, sizeof(want), "t 1 %d %d worker\ttest_pmda\nf 1 pmda_outer\n"
 		 "f 2 pmda_inner\ns 1 1,2\n1 1:7", (int)getpid(), (int)gettid());
 	CHECK(strchr(a.cp, '\n') != NULL && strcmp(strchr(a.cp, '\n') + 1, want) == 0);
-	CHECK(strncmp(a.cp, "drains 1 ", 9) == 0 && strstr(a.cp, " hz 99\n") != NULL);
+	/* a client's first value is a keyframe (the default keyframe_s is on) */
+	CHECK(strncmp(a.cp, "drains 1 ", 9) == 0 && strstr(a.cp, " hz 99 key\n") != NULL);
 	free(a.cp);
 	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 0);	/* seen */
 	/* the flame view: one instance, bpftrace's form */
@@ -226,8 +247,8 @@ test_drain_fetch(struct drain *d)
 	CHECK_INT(count, 7);
 	CHECK_INT(pid, getpid());
 	CHECK_INT(value, 7 * 1000000 / 99);
-	CHECK_INT(stat_u64(10), 1);	/* drains */
-	CHECK_INT(stat_u64(20), 1);	/* stacks */
+	CHECK_INT(stat_u64("drains"), 1);
+	CHECK_INT(stat_u64("stacks"), 1);
 
 	/* the next interval is empty: the folded text too, the counter stays */
 	drain_run(d);
@@ -327,6 +348,7 @@ static void
 test_stores(void)
 {
 	struct stat	st;
+	unsigned	cluster, item;
 
 	set_uid(CTX, "0");
 	good_store("frequency", NULL, 49, "\nfrequency=49\n");
@@ -348,19 +370,28 @@ test_stores(void)
 	refused(CTX, 0, 2, "(", 0, PM_ERR_BADSTORE);		/* process */
 	refused(CTX, 0, 3, "1,,2", 0, PM_ERR_BADSTORE);		/* pids */
 	refused(CTX, 0, 7, "file:///etc", 0, PM_ERR_BADSTORE);	/* debuginfod */
-	refused(CTX, 3, 28, NULL, 5, PM_ERR_PERMISSION);	/* stats.bpf_loaded */
-	refused(CTX, 3, 90, NULL, 5, PM_ERR_PERMISSION);	/* stats.debuginfod_requests */
+	cluster = stat_id("bpf_loaded", &item);
+	refused(CTX, cluster, item, NULL, 5, PM_ERR_PERMISSION);	/* read-only */
+	cluster = stat_id("debuginfod_requests", &item);
+	refused(CTX, cluster, item, NULL, 5, PM_ERR_PERMISSION);
 	refused(CTX, 0, 99, NULL, 5, PM_ERR_PMID);		/* no such metric */
-	CHECK_INT(stat_u64(25), 11);				/* bad_stores */
-	for (unsigned item = 90; item <= 98; item++)		/* stats.debuginfod_* */
-		CHECK_INT(stat_u64(item), 0);
+	CHECK_INT(stat_u64("bad_stores"), 11);
+	CHECK_INT(stat_u64("debuginfod_requests"), 0);
+	CHECK_INT(stat_u64("debuginfod_hits"), 0);
+	CHECK_INT(stat_u64("debuginfod_misses"), 0);
+	CHECK_INT(stat_u64("debuginfod_failures"), 0);
+	CHECK_INT(stat_u64("debuginfod_rejected"), 0);
+	CHECK_INT(stat_u64("debuginfod_bytes"), 0);
+	CHECK_INT(stat_u64("debuginfod_cache_bytes"), 0);
+	CHECK_INT(stat_u64("debuginfod_slowest"), 0);
+	CHECK_INT(stat_u64("debuginfod_named_files"), 0);
 	good_store("debuginfod", "", 0, "\ndebuginfod=\n");
 	CHECK_INT(slot_instances(), 10);
 
 	set_uid(CTX + 1, "1000");
 	refused(CTX + 1, 0, 1, NULL, 199, PM_ERR_PERMISSION);
 	refused(CTX + 2, 0, 1, NULL, 199, PM_ERR_PERMISSION);	/* never told */
-	CHECK_INT(stat_u64(26), 2);				/* denied_stores */
+	CHECK_INT(stat_u64("denied_stores"), 2);
 
 	/* the context ends: its credentials go with it */
 	ext()->e_endCallBack(CTX);

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <pcp/pmapi.h>
 #include "unit.h"
-#include "agent/control_parse.h"
-#include "agent/proc_filter.h"
+#include "controls/control_parse.h"
+#include "controls/proc_filter.h"
 
 static char	root[] = "/tmp/test_proc_filter.XXXXXX";
 

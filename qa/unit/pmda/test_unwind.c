@@ -43,6 +43,7 @@
 #define FREQ		499
 #define SAMPLE_S	1.0
 #define MIN_SAMPLES	50	/* the CPU is shared: fewer than FREQ x SAMPLE_S come */
+#define SAMPLE_MAX_S	60	/* ... and sampling goes on until MIN_SAMPLES, up to this */
 
 /* the workloads' sources, relative to the top of the tree (make unit runs there) */
 #define SRC_DIR		"qa/src/unwind"
@@ -134,6 +135,7 @@ struct tally {
 	uint64_t	samples, full, with_kernel, full_with_kernel, in_handler;
 	uint64_t	leaf_named;		/* frame 0 is the function we expect */
 	uint64_t	plt_lo, plt_hi, in_plt;	/* frame 0 in the program's PLT */
+	bool		want_plt;		/* sample until one is in the PLT */
 	const char	*leaf;			/* e.g. "[l] lib_work" */
 	char		example[1024];		/* one stack that is not full */
 };
@@ -191,17 +193,25 @@ tally_stack(void *arg, const struct sampled_stack *st)
 	}
 }
 
-/* Sample pid for SAMPLE_S and tally its stacks. */
+/* Sample pid for SAMPLE_S, and on until MIN_SAMPLES of its stacks came
+ * and, if wanted, one in the PLT (a loaded host gives it less CPU, and a
+ * PLT stub is a few instructions; SAMPLE_MAX_S bounds a sampler that
+ * delivers nothing), and tally its stacks. */
 static void
 sample(struct glue *g, pid_t pid, struct tally *t)
 {
-	struct timespec d = { (time_t)SAMPLE_S, (long)((SAMPLE_S - (time_t)SAMPLE_S) * 1e9) };
+	struct timespec d = { 0, 100 * 1000000L };
 
 	t->g = g;
 	t->pid = pid;
 	CHECK_INT(sampler_set_filter(g->s, false, &pid, 1), 0);
 	CHECK_INT(sampler_drain(g->s, tally_stack, &(struct tally){ .g = g, .pid = -1 }), 0);
-	nanosleep(&d, NULL);
+	for (int i = 0; i < SAMPLE_MAX_S * 10 && (i < SAMPLE_S * 10 || t->samples < MIN_SAMPLES ||
+						(t->want_plt && t->in_plt == 0)); i++) {
+		nanosleep(&d, NULL);
+		if (i % 5 == 4)
+			CHECK_INT(sampler_drain(g->s, tally_stack, t), 0);
+	}
 	CHECK_INT(sampler_set_filter(g->s, false, NULL, 0), 0);
 	CHECK_INT(sampler_drain(g->s, tally_stack, t), 0);
 }
@@ -234,7 +244,7 @@ static void
 test_case(struct glue *g, const char *mode, const char *leaf)
 {
 	struct child c = start_chain(mode, nofp_dir);
-	struct tally t = { .leaf = leaf };
+	struct tally t = { .leaf = leaf, .want_plt = strcmp(mode, "plt") == 0 };
 	uint64_t table0 = stat_of(g, SP_STAT_UNWIND_TABLE_FRAMES), off, addr, size;
 
 	if (cfi_section(chain_bin, ".plt", &addr, &off, &size)) {
@@ -411,17 +421,26 @@ test_broken_library(struct glue *g)
 }
 
 /*
- * Lifecycle, with a cache whose idle time is 1 ms: a second process of the
- * same program builds nothing (its files are known by inode); when a
+ * Lifecycle, with a cache whose idle time is 1 ms of a clock the test
+ * moves (so that a preempted test cannot overrun it): a second process of
+ * the same program builds nothing (its files are known by inode); when a
  * process exits the kernel drops its array and says so (SP_EVENT_EXIT);
  * once no process has mapped them for the idle time (counted from when
  * collect found the last one gone), collect unloads the tables and the
  * kernel's rows are free again.
  */
+static uint64_t lifecycle_ns = 1000 * 1000000000ull;
+
+static uint64_t
+lifecycle_clock(void)
+{
+	return lifecycle_ns;
+}
+
 static void
 test_lifecycle(struct glue *main_glue)
 {
-	struct unwind_config cfg = { .idle_ns = 1000000 };
+	struct unwind_config cfg = { .idle_ns = 1000000, .clock_ns = lifecycle_clock };
 	struct glue g = { .s = main_glue->s, .sym = main_glue->sym };
 	struct sampler_unwind_usage u0, u1, u2;
 	struct unwind_stats a, b, c, d;
@@ -455,12 +474,12 @@ test_lifecycle(struct glue *main_glue)
 	CHECK_INT(c.tables_loaded, b.tables_loaded);	/* two still maps them */
 
 	child_stop(&two);			/* its exit event is left unread: */
-	usleep(2000);
+	lifecycle_ns += 2000000;
 	unwinder_collect(g.u);			/* collect finds it gone anyway: */
 	unwind_cache_stats(g.uc, &d);
 	CHECK_INT(d.processes, 0);
 	CHECK_INT(d.tables_loaded, b.tables_loaded);	/* idle from now, ... */
-	usleep(2000);
+	lifecycle_ns += 2000000;
 	unwinder_collect(g.u);			/* ... gone after the idle time */
 	unwind_cache_stats(g.uc, &d);
 	sampler_unwind_usage(g.s, &u2);

@@ -18,6 +18,10 @@
  *   defer     with defer_builds, a file is built only when mapped in a
  *             second drain or by a process that lived through one; builds
  *             queued for files nobody maps any more are dropped
+ *   unseen    a process no drain met for the idle time gives up its
+ *             tables when a process met now needs the rows (a narrowed
+ *             filter left chromium's tables loaded and python3 without
+ *             one); one met within it keeps them
  *   retry     a file mapping left without a table that describing the
  *             process again may give (its file did not open; no room in
  *             the kernel) is marked SP_UNWIND_RETRY, so the walker asks;
@@ -27,13 +31,15 @@
  *
  * The files: libraries compiled here from one generated source with a
  * different seed each (same row count, different build-ids), and a tiny one.
+ * The cache's clock is the test's (unwind_config.clock_ns): idle times,
+ * back-offs and retries move only when the test says time passed, so a
+ * build slowed by a loaded host cannot run a back-off out.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <time.h>
 #include "unit.h"
 #include "sym_testlib.h"
 #include "unwind/unwind.h"
@@ -162,6 +168,20 @@ build_libs(void)
 
 /* ---- helpers ---- */
 
+static uint64_t fake_ns = 1000 * 1000000000ull;
+
+static uint64_t
+fake_clock(void)
+{
+	return fake_ns;
+}
+
+static void
+pass_ms(long ms)
+{
+	fake_ns += (uint64_t)ms * 1000000ull;
+}
+
 static struct unwind_cache *
 cache_with(uint64_t capacity, const struct unwind_config *cfg)
 {
@@ -178,7 +198,8 @@ cache_with(uint64_t capacity, const struct unwind_config *cfg)
 static struct unwind_cache *
 cache_new(uint64_t capacity, uint32_t kernel_rows)
 {
-	struct unwind_config cfg = { .kernel_rows = kernel_rows, .backoff_ns = BACKOFF_NS };
+	struct unwind_config cfg = { .kernel_rows = kernel_rows, .backoff_ns = BACKOFF_NS,
+				     .clock_ns = fake_clock };
 	struct unwind_cache *c;
 
 	memset(&k, 0, sizeof(k));
@@ -282,14 +303,6 @@ test_hopeless(void)
 }
 
 static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static void
 test_lru_backoff(void)
 {
 	/* room for two libraries; no share bound */
@@ -301,7 +314,7 @@ test_lru_backoff(void)
 	map_lib(c, 2, 1);
 	CHECK_INT(stats(c).tables_loaded, 2);
 	unwind_process_forget(c, 1, false);	/* library 0 unused first ... */
-	sleep_ms(20);
+	pass_ms(20);
 	unwind_process_forget(c, 2, false);	/* ... then library 1 */
 	map_lib(c, 3, 2);
 	CHECK_INT(stats(c).evictions, 1);
@@ -316,7 +329,7 @@ test_lru_backoff(void)
 	unwind_process_forget(c, 4, false);
 
 	/* after it: the next process that maps it builds it */
-	sleep_ms((long)(BACKOFF_NS / 1000000) + 50);
+	pass_ms((long)(BACKOFF_NS / 1000000) + 50);
 	map_lib(c, 5, 0);
 	CHECK_INT(stats(c).builds, 4);
 	CHECK_INT(stats(c).rebuilds_deferred, 1);
@@ -353,7 +366,8 @@ test_exits(void)
 static void
 test_defer(void)
 {
-	struct unwind_config cfg = { .defer_builds = true, .idle_ns = 300 * 1000000ull };
+	struct unwind_config cfg = { .defer_builds = true, .idle_ns = 300 * 1000000ull,
+				     .clock_ns = fake_clock };
 	struct unwind_cache *c = cache_with(UINT32_MAX, &cfg);
 	struct unwind_mapping three[3] = { lib_mapping(3), lib_mapping(4), lib_mapping(5) };
 	pid_t gone = gone_pid(), me = getpid();
@@ -385,7 +399,7 @@ test_defer(void)
 	CHECK_INT(stats(c).tables_loaded, 2);
 
 	/* library 2, never met again, is forgotten unbuilt after the idle time */
-	sleep_ms(350);
+	pass_ms(350);
 	unwind_cache_collect(c);
 	CHECK_INT(stats(c).builds, 2);
 	CHECK_INT(stats(c).builds_dropped, 1);
@@ -400,6 +414,36 @@ test_defer(void)
 	CHECK_INT(unwind_cache_settle(c, 10000), 0);
 	CHECK(stats(c).builds_dropped >= 2);	/* one may have been running */
 	CHECK_INT(stats(c).builds + stats(c).builds_dropped, 2 + 1 + 3);
+	unwind_cache_free(c);
+}
+
+static void
+test_unseen(void)
+{
+	/* room for one library */
+	uint64_t cap = in_blocks(lib_rows) + SP_UNWIND_BLOCK_ROWS;
+	struct unwind_cache *c = cache_new(cap, 0);
+
+	map_lib(c, 1, 0);
+	pass_ms(59 * 1000);
+	CHECK(unwind_process_seen(c, 1));	/* met within the idle time */
+	pass_ms(2 * 1000);
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).kernel_full, 1);	/* so it keeps its table */
+	CHECK_INT(stats(c).processes, 2);
+	CHECK_INT(stats(c).evictions, 0);
+
+	/* 60 s more unmet: process 1 gives way to process 2, met now */
+	pass_ms(61 * 1000);
+	CHECK(unwind_process_seen(c, 2));
+	pass_ms((long)(BACKOFF_NS / 1000000) + 50);
+	CHECK(unwind_process_retry_due(c, 2));
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).evictions, 1);
+	CHECK_INT(stats(c).tables_loaded, 1);
+	CHECK(k.last_table < SP_UNWIND_RETRY);
+	CHECK_INT(stats(c).processes, 1);
+	CHECK(!unwind_process_seen(c, 1));	/* forgotten: described when met again */
 	unwind_cache_free(c);
 }
 
@@ -433,7 +477,7 @@ test_retry(void)
 	CHECK_INT(k.last_table, SP_UNWIND_RETRY);
 	/* ... after it, with the first library idle, the retry loads it */
 	unwind_process_forget(c, 1, false);
-	sleep_ms((long)(BACKOFF_NS / 1000000) + 50);
+	pass_ms((long)(BACKOFF_NS / 1000000) + 50);
 	map_lib(c, 2, 1);
 	CHECK_INT(stats(c).builds, 3);
 	CHECK_INT(stats(c).evictions, 1);
@@ -456,6 +500,7 @@ main(void)
 	test_lru_backoff();
 	test_exits();
 	test_defer();
+	test_unseen();
 	test_retry();
 	return unit_report("test_unwind_policy");
 }
