@@ -7,7 +7,9 @@
 // the header (types, period, times), whether every reference resolves,
 // the totals of each sample type, per process and thread label, per FRAME
 // (samples whose stack holds it, counted once), and every sample as
-// "process|thread|root;...;leaf values", sorted.
+// "process|thread|root;...;leaf values", sorted.  A frame outside the
+// program (the first Mapping, which pprof takes for the main binary) is
+// "name@file" of its Mapping: the kind of a frame is its Mapping there.
 'use strict';
 
 const fs = require('fs');
@@ -35,12 +37,22 @@ for (const f of p.function) {
 	if (!f.id || functions.has(String(f.id))) problems.push(`function id ${f.id}`);
 	functions.set(String(f.id), str(f.name));
 }
+const mappings = new Map();
+for (const m of p.mapping) {
+	if (!m.id || mappings.has(String(m.id))) problems.push(`mapping id ${m.id}`);
+	mappings.set(String(m.id), str(m.filename));
+}
+console.log('mappings:', p.mapping.map((m) => `${m.id} ${str(m.filename)}`).join(', '));
+const program = p.mapping.length ? String(p.mapping[0].id) : null;
 const locations = new Map();
 for (const l of p.location) {
 	if (!l.id || locations.has(String(l.id))) problems.push(`location id ${l.id}`);
 	if (l.line.length !== 1 || !functions.has(String(l.line[0].functionId)))
 		problems.push(`location ${l.id} lines`);
-	locations.set(String(l.id), l.line.length ? functions.get(String(l.line[0].functionId)) : '?');
+	if (!mappings.has(String(l.mappingId))) problems.push(`location ${l.id} mapping`);
+	const name = l.line.length ? functions.get(String(l.line[0].functionId)) : '?';
+	locations.set(String(l.id), String(l.mappingId) === program ? name
+		: `${name}@${mappings.get(String(l.mappingId))}`);
 }
 for (const x of p.sample) {
 	for (const id of x.locationId)

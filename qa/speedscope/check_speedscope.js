@@ -26,7 +26,8 @@ console.log('schema:', validate(doc) ? 'valid' :
 	validate.errors.map((e) => `${e.instancePath} ${e.message}`).join('; '));
 console.log('exporter:', doc.exporter, '| active profile:', doc.activeProfileIndex);
 
-const names = doc.shared.frames.map((f) => f.name);
+// a frame's kind is its file: "name@file", as qa/pprof/read_pprof.js prints
+const names = doc.shared.frames.map((f) => (f.file === undefined ? f.name : `${f.name}@${f.file}`));
 const lines = [];
 for (const p of doc.profiles) {
 	let sum = 0;

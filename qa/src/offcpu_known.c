@@ -4,11 +4,13 @@
  *
  *   offcpu_known [SECONDS]     (default 6)
  *
- * Four threads, each named for what it does (comm):
+ * Five threads, each named for what it does (comm):
  *   sleeper  nanosleep(10 ms) in a loop in wait_in_sleep: blocked for about
  *            all its wall time
  *   reader   one read() of a pipe in wait_in_pipe, written when the others
  *            are done: blocked for the whole run
+ *   waiter   FUTEX_WAIT on a word nobody wakes, 5 ms at a time, in
+ *            wait_in_futex: blocked for about all its wall time
  *   spinner  spins in spin_here: preempted at most, never asleep
  *   toucher  writes fresh pages in touch_pages (mmap, write each page,
  *            munmap, again)
@@ -17,12 +19,14 @@
  * toucher's minor faults as the kernel counted them ("toucher_faults N").
  */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,7 +36,8 @@ static double seconds = 6;
 static int pipefd[2];
 static volatile int stop;
 static volatile unsigned long sink;
-static long sleeper_us, reader_us;
+static long sleeper_us, reader_us, waiter_us;
+static int futex_word;
 static long toucher_faults;
 
 static double
@@ -86,6 +91,27 @@ reader(void *arg)
 }
 
 void
+wait_in_futex(double end)
+{
+	struct timespec	five_ms = { 0, 5000000 };
+
+	while (now() < end)
+		syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &five_ms, NULL, 0);
+}
+
+static void *
+waiter(void *arg)
+{
+	double	t0 = now();
+
+	(void)arg;
+	prctl(PR_SET_NAME, "waiter");
+	wait_in_futex(t0 + seconds);
+	waiter_us = (long)((now() - t0) * 1e6);
+	return NULL;
+}
+
+void
 spin_here(void)
 {
 	while (!stop)
@@ -134,7 +160,7 @@ toucher(void *arg)
 int
 main(int argc, char **argv)
 {
-	pthread_t	t[4];
+	pthread_t	t[5];
 
 	if (argc > 1)
 		seconds = atof(argv[1]);
@@ -148,14 +174,16 @@ main(int argc, char **argv)
 	pthread_create(&t[1], NULL, reader, NULL);
 	pthread_create(&t[2], NULL, spinner, NULL);
 	pthread_create(&t[3], NULL, toucher, NULL);
+	pthread_create(&t[4], NULL, waiter, NULL);
 	pthread_join(t[0], NULL);
+	pthread_join(t[4], NULL);
 	stop = 1;
 	pthread_join(t[2], NULL);
 	pthread_join(t[3], NULL);
 	if (write(pipefd[1], "x", 1) != 1)
 		return 1;
 	pthread_join(t[1], NULL);
-	printf("sleeper_us %ld\nreader_us %ld\ntoucher_faults %ld\n",
-	       sleeper_us, reader_us, toucher_faults);
+	printf("sleeper_us %ld\nreader_us %ld\nwaiter_us %ld\ntoucher_faults %ld\n",
+	       sleeper_us, reader_us, waiter_us, toucher_faults);
 	return 0;
 }
