@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """
 bench/archive/alternatives.py - the stack-history designs we did not pick,
-sized on the drains of one bench run (docs/design.md, "Stack history").
+sized on the drains of one bench run (docs/design.md, "PMDA": History).
 
     alternatives.py HISTORY_ARCHIVE RECORDS_ARCHIVE SECONDS WORKDIR
 

@@ -14,6 +14,10 @@
  * peer_fault    on a PAGE_FAULTS event: kernel and user stack ids and a
  *               hash count, as bpftrace's
  *               `software:page-faults:N { @[kstack, ustack, comm] = count(); }`.
+ * empty_*       programs that do nothing, on the hooks off-CPU uses or could
+ *               use: what attaching there costs before any work (the
+ *               trampoline, and for sys_exit the syscall slow path every
+ *               task then takes).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -105,3 +109,12 @@ int peer_fault(struct bpf_perf_event_data *ctx)
 	add(&key, 1);
 	return 0;
 }
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(empty_switch) { return 0; }
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(empty_sys_exit) { return 0; }
+
+SEC("tp_btf/rseq_update")
+int BPF_PROG(empty_rseq_update) { return 0; }
