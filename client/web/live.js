@@ -679,8 +679,9 @@
 			var cells = h.heat.get(s), x = s - c.first;
 			if (cells)
 				drawn++;
+			// offset 0 at the bottom, as in pmflame's SVG heat map
 			for (r = 0; r < rows; r++)
-				px[r * cols + x] = PALETTE[!cells ? 0 : cells[r] > 0 ? 2 + scale.get(cells[r]) : 1];
+				px[(rows - 1 - r) * cols + x] = PALETTE[!cells ? 0 : cells[r] > 0 ? 2 + scale.get(cells[r]) : 1];
 		}
 		hg.putImageData(img, 0, 0);
 		g.imageSmoothingEnabled = false;
@@ -706,7 +707,7 @@
 		cv.dataset.first = String(c.first);
 		cv.dataset.cw = String(cw);
 		say($('heat-axis'), hhmmss(c.first) + ' … ' + hhmmss(c.last) + ' UTC, ' + rows + ' slices of ' +
-			Math.round(1000 / rows) + ' ms per column');
+			Math.round(1000 / rows) + ' ms per column, 0 ms at the bottom');
 	}
 
 	var layout = [];	// frames on screen: {x, y, w, node}
