@@ -501,6 +501,12 @@ agent_set_keyframe_s(struct agent *a, struct control_value *v)
 	return 0;
 }
 
+static bool
+still_selected(void *filter, pid_t tgid)
+{
+	return proc_filter_selected(filter, tgid);
+}
+
 void
 agent_refresh_filter(struct agent *a)
 {
@@ -520,6 +526,8 @@ agent_refresh_filter(struct agent *a)
 	a->filter_retry = sts < 0;
 	if (sts < 0)
 		pmNotifyErr(LOG_ERR, "sampler_set_filter(%zu pids): %s", n, strerror(-sts));
+	else if (a->unwinder)
+		unwinder_on_selection(a->unwinder, still_selected, a->filter);
 }
 
 /* A program was exec'd: read its maps now if it is (or just became)

@@ -319,7 +319,9 @@ name_stack(struct drain_pass *pass, const struct raw_stack *r)
 	copy_comm(pcomm, r->key.pcomm);
 	t0 = clock_mono_ns();
 	symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->key.tgid);
-	if (pass->agent->unwinder)
+	/* a sample from before the selection left the process out does not
+	 * describe it again: its tables would hold rows it no longer uses */
+	if (pass->agent->unwinder && proc_filter_selected(pass->agent->filter, (pid_t)r->key.tgid))
 		unwinder_note_process(pass->agent->unwinder, (pid_t)r->key.tgid);
 	if (r->woken && r->wake.waker_tgid != 0 && r->wake.waker_tgid != r->key.tgid) {
 		symbolizer_note_process(pass->agent->symbolizer, (pid_t)r->wake.waker_tgid);

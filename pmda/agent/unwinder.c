@@ -230,6 +230,12 @@ unwinder_on_exit(struct unwinder *u, pid_t tgid)
 	unwind_process_forget(u->cache, tgid, false);
 }
 
+void
+unwinder_on_selection(struct unwinder *u, bool (*keep)(void *arg, pid_t tgid), void *arg)
+{
+	unwind_processes_select(u->cache, keep, arg);
+}
+
 /*
  * The builds' memory (libdw's, the rows') goes back to the system here,
  * once per drain and only after builds: malloc_trim walks every free

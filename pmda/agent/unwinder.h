@@ -49,6 +49,9 @@ void unwinder_on_maps(struct unwinder *u, pid_t tgid);
  * as unwinder_on_maps, when the process's back-off allows. */
 void unwinder_on_retry(struct unwinder *u, pid_t tgid);
 void unwinder_on_exit(struct unwinder *u, pid_t tgid);
+/* The selection changed: processes keep() rejects give up their tables
+ * first when the rows are needed (unwind_processes_select). */
+void unwinder_on_selection(struct unwinder *u, bool (*keep)(void *arg, pid_t tgid), void *arg);
 
 /* stackprof.control.interpreters: Python frames in user stacks, or not. */
 int unwinder_set_interpreters(struct unwinder *u, bool on);

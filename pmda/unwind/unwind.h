@@ -143,6 +143,14 @@ bool unwind_process_known(const struct unwind_cache *c, pid_t tgid);
  * use.  A process no drain has met for the idle time gives up its tables
  * when another needs the rows; met again, it is described again. */
 bool unwind_process_seen(struct unwind_cache *c, pid_t tgid);
+/* The selection changed: the processes keep() rejects are sampled no
+ * more, so they count as unmet for the idle time (the first to give up
+ * their tables when another needs the rows) until the selection takes
+ * them again or they are described again.  Waiting out the idle time
+ * instead left a host's long-lived processes holding the rows while
+ * every test's new python3 got none. */
+void unwind_processes_select(struct unwind_cache *c, bool (*keep)(void *arg, pid_t tgid),
+			     void *arg);
 /* Once per drain: forget processes that no longer exist (a lost exit
  * event), unload tables no process has mapped for the idle time, queue
  * deferred files a process still maps. */

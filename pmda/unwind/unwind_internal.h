@@ -117,6 +117,7 @@ struct uproc {
 	uint64_t	retry_at;	/* SP_EVENT_RETRY is not acted on before */
 	uint64_t	retry_gap;	/* ... and its back-off (0: no mapping marked) */
 	uint64_t	seen_at;	/* last described, or met in a drain */
+	bool		unselected;	/* out of the selection: unmet */
 	struct hash_link link;		/* in procs, by tgid */
 };
 

@@ -167,6 +167,7 @@ unwind_process_set(struct unwind_cache *c, pid_t tgid, const struct unwind_mappi
 	p->maps = pm;
 	p->n = n;
 	p->seen_at = c->now();
+	p->unselected = false;
 	unwind_procs_push(c, p);
 	return 0;
 }
@@ -226,6 +227,14 @@ unwind_process_seen(struct unwind_cache *c, pid_t tgid)
 	return p != NULL;
 }
 
+void
+unwind_processes_select(struct unwind_cache *c, bool (*keep)(void *arg, pid_t tgid), void *arg)
+{
+	for (size_t b = 0; b <= c->procs.mask; b++)
+		for (struct hash_link *l = hash_chain_bucket(&c->procs, b); l; l = l->next)
+			proc_of(l)->unselected = !keep(arg, proc_of(l)->tgid);
+}
+
 /* Long-lived processes that are no longer sampled (the process filter
  * narrowed, a daemon gone quiet) would otherwise hold their tables for
  * life, and a full row array would keep every new process's out. */
@@ -241,7 +250,7 @@ unwind_procs_forget_unseen(struct unwind_cache *c)
 			struct uproc *p = proc_of(l);
 
 			next = l->next;
-			if (now - p->seen_at < c->idle_ns)
+			if (!p->unselected && now - p->seen_at < c->idle_ns)
 				continue;
 			c->kops->process_remove(c->karg, p->tgid);
 			drop(c, p);

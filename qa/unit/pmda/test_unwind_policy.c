@@ -22,6 +22,10 @@
  *             tables when a process met now needs the rows (a narrowed
  *             filter left chromium's tables loaded and python3 without
  *             one); one met within it keeps them
+ *   unselected a process the selection leaves out gives up its tables at
+ *             once when another needs the rows, even if a drain met it a
+ *             second ago (or meets it after: a sample from before); one
+ *             the selection takes again keeps them
  *   retry     a file mapping left without a table that describing the
  *             process again may give (its file did not open; no room in
  *             the kernel) is marked SP_UNWIND_RETRY, so the walker asks;
@@ -447,6 +451,53 @@ test_unseen(void)
 	unwind_cache_free(c);
 }
 
+static bool
+keep_only_2(void *arg, pid_t tgid)
+{
+	(void)arg;
+	return tgid == 2;
+}
+
+static bool
+keep_all(void *arg, pid_t tgid)
+{
+	(void)arg, (void)tgid;
+	return true;
+}
+
+static void
+test_unselected(void)
+{
+	/* room for one library */
+	uint64_t cap = in_blocks(lib_rows) + SP_UNWIND_BLOCK_ROWS;
+	struct unwind_cache *c = cache_new(cap, 0);
+
+	map_lib(c, 1, 0);
+	pass_ms(1000);
+	CHECK(unwind_process_seen(c, 1));	/* met a second ago */
+	unwind_processes_select(c, keep_only_2, NULL);
+	CHECK(unwind_process_seen(c, 1));	/* and after, by a sample from before */
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).kernel_full, 0);
+	CHECK_INT(stats(c).evictions, 1);
+	CHECK_INT(stats(c).tables_loaded, 1);
+	CHECK(k.last_table < SP_UNWIND_RETRY);
+	CHECK_INT(stats(c).processes, 1);
+	CHECK(!unwind_process_seen(c, 1));	/* forgotten: described when met again */
+	unwind_cache_free(c);
+
+	/* left out, then taken again: in use, kept */
+	c = cache_new(cap, 0);
+	map_lib(c, 1, 0);
+	unwind_processes_select(c, keep_only_2, NULL);
+	unwind_processes_select(c, keep_all, NULL);
+	map_lib(c, 2, 1);
+	CHECK_INT(stats(c).kernel_full, 1);
+	CHECK_INT(stats(c).evictions, 0);
+	CHECK_INT(stats(c).processes, 2);
+	unwind_cache_free(c);
+}
+
 static void
 test_retry(void)
 {
@@ -501,6 +552,7 @@ main(void)
 	test_exits();
 	test_defer();
 	test_unseen();
+	test_unselected();
 	test_retry();
 	return unit_report("test_unwind_policy");
 }
