@@ -157,15 +157,19 @@ try_raise_memlock(void)
 	(void)setrlimit(RLIMIT_MEMLOCK, &unlimited);
 }
 
-/* Maps a new object takes over from the one it replaces (by fd). */
+/* Maps a new object takes over from the one it replaces (by fd).  The
+ * CPython records too: they are set once a process is read, so a new
+ * rate (new map sizes) left every running interpreter without its
+ * Python frames for life. */
 static int
 share_maps(struct stackprof_bpf *k, const struct stackprof_bpf *from)
 {
 	struct bpf_map *mine[] = { k->maps.tgid_filter, k->maps.stats, k->maps.heatmap, k->maps.execs,
-				   k->maps.unwind_rows, k->maps.unwind_tables, k->maps.unwind_procs };
+				   k->maps.unwind_rows, k->maps.unwind_tables, k->maps.unwind_procs,
+				   k->maps.python_procs };
 	struct bpf_map *theirs[] = { from->maps.tgid_filter, from->maps.stats, from->maps.heatmap,
 				     from->maps.execs, from->maps.unwind_rows, from->maps.unwind_tables,
-				     from->maps.unwind_procs };
+				     from->maps.unwind_procs, from->maps.python_procs };
 	int err = 0;
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]) && !err; i++)
