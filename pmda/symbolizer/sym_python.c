@@ -222,8 +222,10 @@ members_agree(pid_t pid, const struct sym_python_layout *L, uint64_t code_type)
 }
 
 /* The TLS offset of the thread state ts of the thread at TLS base self:
- * the one autoTSSkey in runtime[0, n) whose slot holds ts; -EAGAIN while
- * no key is made yet, -ENOTSUP when none (or two) hold it. */
+ * the one autoTSSkey in runtime[0, n) whose slot holds ts; -ENOTSUP when
+ * two hold it, -EAGAIN when none does yet: the newest thread state is made
+ * before its thread binds it, so a process starting a thread looks so for
+ * a moment, and a permanent no would lose its Python frames for good. */
 static int64_t
 find_tls(pid_t pid, const uint8_t *runtime, size_t n, uint64_t self, uint64_t ts, long block)
 {
@@ -248,7 +250,7 @@ find_tls(pid_t pid, const uint8_t *runtime, size_t n, uint64_t self, uint64_t ts
 			return -ENOTSUP;	/* two keys hold it: not sure which */
 		tls = off;
 	}
-	return tls >= 0 ? tls : keys ? -ENOTSUP : -EAGAIN;
+	return tls >= 0 ? tls : -EAGAIN;
 }
 
 /* The main interpreter's first thread state leads back to itself through
@@ -266,8 +268,10 @@ thread_path_agrees(pid_t pid, const struct sym_python_layout *L, uint64_t interp
 	if (!read_u64(pid, interp + L->interp_threads_head, &ts) || !ts)
 		return -EAGAIN;
 	if (!read_u64(pid, ts + L->tstate_interp, &back) || back != interp ||
-	    !read_u64(pid, ts + L->tstate_thread_id, &self) || !self)
+	    !read_u64(pid, ts + L->tstate_thread_id, &self))
 		return -ENOTSUP;
+	if (!self)
+		return -EAGAIN;		/* made, not yet bound to its thread */
 	if ((*tls = find_tls(pid, runtime, rn, self, ts, block)) < 0)
 		return (int)*tls;
 	if (!read_u64(pid, ts + L->tstate_cframe, &frame))
