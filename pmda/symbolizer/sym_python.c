@@ -253,9 +253,9 @@ find_tls(pid_t pid, const uint8_t *runtime, size_t n, uint64_t self, uint64_t ts
 	return tls >= 0 ? tls : -EAGAIN;
 }
 
-/* The main interpreter's first thread state leads back to itself through
+/* The main interpreter's newest thread state leads back to itself through
  * the TLS path (its offset into *tls) and its frame, if any, holds a code
- * object.  -EAGAIN while it has no thread state yet. */
+ * object.  -EAGAIN while it has no thread state, or one not yet bound. */
 static int
 thread_path_agrees(pid_t pid, const struct sym_python_layout *L, uint64_t interp,
 		   const uint8_t *runtime, size_t rn, uint64_t code_type, int64_t *tls)
