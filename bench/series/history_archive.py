@@ -5,11 +5,15 @@
 # second: the first defines the host's threads, frames and stacks, every
 # one after gives the counts of that second's drain.
 #
-#   history_archive.py ARCHIVE HOST START SECONDS [SEED [KEYFRAME_S PHASE]]
+#   history_archive.py ARCHIVE HOST START SECONDS [SEED [KEYFRAME_S [PHASE|aligned]]]
 #
-# With KEYFRAME_S, the first value and each one PHASE + n * KEYFRAME_S
-# seconds in are keyframes, as the PMDA writes them (stackprof.control.
-# keyframe_s): every definition again, the header ending in " key".
+# With KEYFRAME_S, the first value and others are keyframes (stackprof.
+# control.keyframe_s): every definition again, the header ending in
+# " key".  "aligned", as the PMDA writes them now: the first value whose
+# drain is past each multiple of KEYFRAME_S seconds since the epoch, the
+# header saying "period KEYFRAME_S key"; PHASE (a number), as PMDAs
+# before that did: each one PHASE + n * KEYFRAME_S seconds in, saying
+# " key" alone.
 #
 # Each host has 10 processes of 4 threads and 1500 stacks 8-30 frames deep
 # over 800 frame names, each stack a prefix of an earlier one and frames of
@@ -23,7 +27,8 @@ from cpmapi import PM_TYPE_STRING, PM_INDOM_NULL, PM_SEM_INSTANT
 path, host, start, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(sys.argv[5] if len(sys.argv) > 5 else host)
 keyframe_s = int(sys.argv[6]) if len(sys.argv) > 6 else 0
-phase = int(sys.argv[7]) if len(sys.argv) > 7 else 0
+aligned = len(sys.argv) > 7 and sys.argv[7] == "aligned"
+phase = int(sys.argv[7]) if len(sys.argv) > 7 and not aligned else 0
 
 threads = []
 for p in range(10):
@@ -51,8 +56,13 @@ log.pmiAddMetric("stackprof.oncpu.history", log.pmiID(170, 1, 3), PM_TYPE_STRING
                  PM_INDOM_NULL, PM_SEM_INSTANT, log.pmiUnits(0, 0, 0, 0, 0, 0))
 for i in range(seconds):
     t = start + i
-    key = keyframe_s > 0 and (i == 0 or (i >= phase and (i - phase) % keyframe_s == 0))
-    lines = ["drains 1 %d.900000 hz 99%s" % (t - 1, " key" if key else "")]
+    if aligned:	# the drain (at t - 1) entered a new period
+        key = keyframe_s > 0 and (i == 0 or (t - 1) // keyframe_s != (t - 2) // keyframe_s)
+        mark = " period %d key" % keyframe_s
+    else:
+        key = keyframe_s > 0 and (i == 0 or (i >= phase and (i - phase) % keyframe_s == 0))
+        mark = " key"
+    lines = ["drains 1 %d.900000 hz 99%s" % (t - 1, mark if key else "")]
     if i == 0 or key:
         lines += ["t %d %d %d %s\t%s" % (tid, pid, tt, name, name) for tid, pid, tt, name in threads]
         lines += ["f %d fn_%d_%s" % (f, f, "x" * (f % 17)) for f in range(1, nframes + 1)]

@@ -352,8 +352,9 @@ parse_time(const char **p, double *time)
 	return true;
 }
 
-/* "drains N SEC.USEC hz HZ[ missed M][ key]" (what follows HZ is read by
- * history_is_keyframe only: older values end at HZ or M) */
+/* "drains N SEC.USEC hz HZ[ missed M][ period P key]" (what follows HZ
+ * is read by history_keyframe_period only: older values end at HZ, M or
+ * " key") */
 static bool
 parse_header(const char *p, const char *end, double *time, unsigned *hz)
 {
@@ -375,8 +376,23 @@ parse_header(const char *p, const char *end, double *time, unsigned *hz)
 
 #define HEADER_MAX	128	/* "drains" and five u64s with their words fit */
 
-bool
-history_is_keyframe(const char *text, size_t len)
+/* The " period P" just before the header's " key" at end: P, else 0. */
+static unsigned
+header_period(const char *line, const char *end)
+{
+	const char	*p = end - 4;
+	uint32_t	period;
+
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p - line < 8 || memcmp(p - 8, " period ", 8) != 0 || !parse_u32(&p, &period) ||
+	    p != end - 4 || period > INT32_MAX)
+		return 0;
+	return period;
+}
+
+int
+history_keyframe_period(const char *text, size_t len)
 {
 	char		line[HEADER_MAX];
 	const char	*nl = memchr(text, '\n', len < sizeof(line) ? len : sizeof(line));
@@ -385,13 +401,20 @@ history_is_keyframe(const char *text, size_t len)
 	unsigned	hz;
 
 	if (n >= sizeof(line))
-		return false;
+		return -1;
 	memcpy(line, text, n);
 	line[n] = '\0';
 	if (memchr(line, '\0', n) != NULL)
-		return false;	/* a NUL inside the first line: not ours */
-	return parse_header(line, line + n, &t, &hz) && n >= 4 &&
-	       memcmp(line + n - 4, " key", 4) == 0;
+		return -1;	/* a NUL inside the first line: not ours */
+	if (!parse_header(line, line + n, &t, &hz) || n < 4 || memcmp(line + n - 4, " key", 4) != 0)
+		return -1;
+	return (int)header_period(line, line + n);
+}
+
+bool
+history_is_keyframe(const char *text, size_t len)
+{
+	return history_keyframe_period(text, len) >= 0;
 }
 
 #define MAX_SLICES	1000	/* the finest heat map: 1 ms slices */

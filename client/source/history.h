@@ -52,4 +52,13 @@ int history_deliver(struct history_reader *r, const char *text, const char *host
  */
 bool history_is_keyframe(const char *text, size_t len);
 
+/*
+ * The period a keyframe states ("period P key"): its PMDA writes one at
+ * the first value after each multiple of P seconds since the epoch, so a
+ * reader finds the one before a time without reading backwards.  0: a
+ * keyframe that states none (an older PMDA, periods counted from each
+ * client's start); -1: not a keyframe.
+ */
+int history_keyframe_period(const char *text, size_t len);
+
 #endif /* SOURCE_HISTORY_H */

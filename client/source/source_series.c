@@ -27,10 +27,16 @@
  * pages waste little (bench/series). */
 #define PAGE		250
 #define META_BATCH	50	/* series ids per /series/labels request */
-/* How far before a range the reader first looks for a keyframe: the
- * PMDA's default period (1800 s, stackprof.control.keyframe_s) and some;
- * twice as far each time none is found. */
+/* How far before a range the reader looks for a keyframe when the stream
+ * does not say where they are (an older PMDA's): the default period (1800 s,
+ * stackprof.control.keyframe_s) and some; twice as far each time none is
+ * found. */
 #define KEY_SPAN	2000.0
+/* A keyframe stating its period P is logged at the first value after a
+ * multiple of P seconds whose drain is past it: within a drain interval
+ * and a logging interval of the multiple.  A range starting this close
+ * after one is read from the multiple before. */
+#define KEY_LAG		120.0
 
 struct series {
 	char		id[48];
@@ -299,27 +305,47 @@ is_keyframe(const cJSON *e)
 	return key;
 }
 
+/* The period the value e states, if it is a keyframe: P, 0 (a keyframe of
+ * an older PMDA, which states none) or -1 (not a keyframe). */
+static int
+keyframe_period(const cJSON *e)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, "value");
+	char		*text = cJSON_IsString(v) ? series_value_string(v->valuestring) : NULL;
+	int		period = text != NULL ? history_keyframe_period(text, strlen(text)) : -1;
+
+	free(text);
+	return period;
+}
+
 /*
- * Where reading s for a range from t (its edge) starts: 0 (the first
- * value), or t - KEY_SPAN, from which the reader looks forward for a
- * keyframe at or before t (archive_seek.c's rule, for pmseries, which
- * has no backward read).  Only when the stream's first value is a
- * keyframe: one written without them, or whose start stream.maxlen cut,
- * is read from its start as before.
+ * Where reading s for a range from t (its edge) starts, for the reader to
+ * look forward for a keyframe at or before t (pmseries has no backward
+ * read): the multiple of the period the stream's keyframes state before
+ * t (KEY_LAG), else t - KEY_SPAN for a PMDA that states none, else 0 (the
+ * first value).  Only when the stream's first value is a keyframe: one
+ * written without them, or whose start stream.maxlen cut, is read from
+ * its start as before.
  */
 static int
 seek_start(struct run *r, const struct series *s, double t, double *from)
 {
 	cJSON	*j;
+	int	period;
 
 	*from = 0;
-	if (!r->o->start || t - KEY_SPAN <= s->first)
+	if (!r->o->start || t <= s->first)
 		return 0;
 	if ((j = values(r, s, 0, 1)) == NULL)
 		return -1;
-	if (is_keyframe(cJSON_GetArrayItem(j, 0)))
-		*from = t - KEY_SPAN;
+	period = keyframe_period(cJSON_GetArrayItem(j, 0));
 	cJSON_Delete(j);
+	if (period > 0)
+		*from = floor((t - KEY_LAG) / period) * period;
+	else if (period == 0)
+		*from = t - KEY_SPAN;
+	if (*from <= s->first)
+		*from = 0;
 	return 0;
 }
 
@@ -336,7 +362,7 @@ read_series(struct run *r, const struct series *s, struct window *w)
 	struct fetch_counts		n = { .records = { .first = INFINITY },
 					      .first = INFINITY };
 	struct fetch_set		f;
-	double				next, span = KEY_SPAN;
+	double				next, span;
 	bool				seeking;
 	int				got = PAGE, sts;
 
@@ -345,6 +371,7 @@ read_series(struct run *r, const struct series *s, struct window *w)
 	if (seek_start(r, s, range.near_from, &next) < 0)
 		return -1;
 	seeking = next > 0;
+	span = range.near_from - next;	/* looked back; twice as far next time */
 	if ((sts = fetch_history_init(&f, r->o->metrics)) < 0)
 		return sts;
 	while (sts == 0 && got == PAGE && n.records.after == 0 && !source_stop) {

@@ -289,20 +289,31 @@ digits(uint64_t v)
 	return n;
 }
 
+/* Which keyframe period the drain second t is in: periods start at the
+ * multiples of keyframe_s since the epoch, so a reader of pmseries, which
+ * cannot read backwards, knows where the keyframe before a time is. */
+static int64_t
+period_of(const struct history *h, time_t t)
+{
+	return (int64_t)t / (int64_t)h->keyframe_s;
+}
+
 /*
- * Whether c's next text is a keyframe: its first, or keyframe_s after the
- * one before (a client without a slot is told everything every time).  A
- * keyframe's ids are all untold first, so it defines every one it uses,
- * and later texts each id they use first.
+ * Whether c's next text (telling the drains of sp) is a keyframe: its
+ * first, or the first whose newest drain is in a later period than the
+ * last keyframe's (a client without a slot is told everything every
+ * time).  A keyframe's ids are all untold first, so it defines every one
+ * it uses, and later texts each id they use first.
  */
 static bool
-keyframe_due(struct history *h, struct cursor *c)
+keyframe_due(struct history *h, struct cursor *c, const struct span *sp)
 {
 	bool	due;
 
 	if (h->keyframe_s == 0)
 		return false;
-	due = c->slot < 0 || !c->keyed || h->now - c->keyed_at >= (time_t)h->keyframe_s;
+	due = c->slot < 0 || !c->keyed ||
+	      (sp->to != NULL && period_of(h, sp->last.tv_sec) != period_of(h, c->keyed_at));
 	if (due && c->slot >= 0)
 		untell(h, c->slot);
 	return due;
@@ -322,8 +333,8 @@ write_text(struct history *h, const struct cursor *c, size_t n, const struct spa
 		    (long)sp->last.tv_usec, sp->hz);
 	if (sp->missed)
 		text_printf(t, " missed %" PRIu64, sp->missed);
-	if (key)
-		text_printf(t, " key");
+	if (key)	/* the period: keyframes are at its multiples (period_of) */
+		text_printf(t, " period %u key", h->keyframe_s);
 	text_printf(t, "\n");
 	for (i = 0; i < n; i++)
 		define(h, 't', h->merged[i].thread, c->slot);
@@ -393,7 +404,7 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 	}
 	if (n == 0 && sp.missed == 0 && sp.nheat == 0)
 		return 0;
-	key = keyframe_due(h, c);
+	key = keyframe_due(h, c, &sp);
 	write_text(h, c, (size_t)n, &sp, key);
 	hist_trim(h);	/* after: the text reads the batches' heat lines */
 	if (h->text.failed) {
@@ -404,7 +415,8 @@ history_fetch(struct history *h, int context, const char **text, size_t *len)
 	}
 	if (key) {
 		c->keyed = true;
-		c->keyed_at = h->now;
+		if (sp.to != NULL)
+			c->keyed_at = sp.last.tv_sec;
 	}
 	*text = h->text.p;
 	*len = h->text.len;

@@ -17,7 +17,7 @@ struct cursor {
 	int		slot;		/* the history's definition slot, or -1 */
 	uint64_t	next_seq;	/* first item this client has not seen */
 	bool		keyed;		/* the history's: a keyframe was sent, */
-	time_t		keyed_at;	/* at this drain's now */
+	time_t		keyed_at;	/* its newest drain's second (wall clock) */
 };
 
 struct cursors {

@@ -298,8 +298,9 @@ test_front_coded(void)
 	history_reader_free(r);
 }
 
-/* A keyframe is a header that parses and ends in " key"; the value may
- * come unterminated from an archive, so only len bytes are read. */
+/* A keyframe is a header that parses and ends in " key", and states its
+ * period just before; the value may come unterminated from an archive, so
+ * only len bytes are read. */
 static void
 test_keyframe(void)
 {
@@ -319,6 +320,18 @@ test_keyframe(void)
 		"",
 		"key",
 	};
+	static const struct {
+		const char	*text;
+		int		period;
+	} periods[] = {
+		{ "drains 1 1733011200.500000 hz 99 period 1800 key\nt 1 1 1 m\tp", 1800 },
+		{ "drains 3 1733011200.500000 hz 1000000 missed 2 period 10 key", 10 },
+		{ "drains 1 1733011200.500000 hz 99 period 1800", -1 },		/* no key */
+		{ "drains 1 1733011200.500000 hz 99 period key", 0 },		/* no number */
+		{ "drains 1 1733011200.500000 hz 99 period 99999999999 key", 0 },	/* too big */
+		{ "drains 1 1733011200.500000 hz 99period 60 key", 0 },
+		{ "drains 1 1733011200.500000 hz 99 period 60x key", 0 },
+	};
 	char	big[300];
 	size_t	i;
 
@@ -330,6 +343,12 @@ test_keyframe(void)
 	CHECK(!history_is_keyframe(yes[0], strlen(yes[0]) - 1));
 	CHECK(history_is_keyframe("drains 1 1733011200.500000 hz 99 key\0junk", 36));
 	CHECK(!history_is_keyframe("drains 1 1733011200.500000 hz 99 key\0junk", 41));
+	/* the period a keyframe states: 0 when none (older PMDAs) */
+	CHECK_INT(history_keyframe_period(yes[0], strlen(yes[0])), 0);
+	CHECK_INT(history_keyframe_period(no[0], strlen(no[0])), -1);
+	for (i = 0; i < sizeof(periods) / sizeof(periods[0]); i++)
+		CHECK_INT(history_keyframe_period(periods[i].text, strlen(periods[i].text)),
+			  periods[i].period);
 	/* a first line longer than any header: not one, whatever its end */
 	memset(big, ' ', sizeof(big));
 	memcpy(big, "drains 1 1733011200.500000 hz 99", 32);

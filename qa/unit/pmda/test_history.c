@@ -301,11 +301,13 @@ test_delta_ids(void)
 }
 
 /*
- * Keyframes: a client's first text and one every keyframe_s seconds of
- * the drains' clock say "key" and define every id they use, told or not;
- * texts between define only what is new; ids a keyframe does not use
- * are defined where they are next used.  A client without a slot gets
- * every definition every time: each of its texts is a keyframe.
+ * Keyframes: a client's first text, and its first text whose newest
+ * drain is in a later keyframe_s period of the wall clock than its last
+ * keyframe's (periods start at the epoch's multiples of keyframe_s), say
+ * "period P key" and define every id they use, told or not; texts
+ * between define only what is new; ids a keyframe does not use are
+ * defined where they are next used.  A client without a slot gets every
+ * definition every time: each of its texts is a keyframe.
  */
 static void
 test_keyframes(void)
@@ -313,32 +315,41 @@ test_keyframes(void)
 	struct history	*h = history_new(profile_value_samples, 1 << 20);
 	int		i;
 
-	when.tv_sec = 1733011200;
+	when.tv_sec = 1733011206;	/* 1733011200 is a multiple of 10 */
 	history_set_keyframe(h, 10);
 	CHECK_STR(fetch(h, 0), "(none)");
 	drain(h, 1, 99, "main", "a;b", 1);
-	CHECK_STR(fetch(h, 0), "drains 1 1733011200.500000 hz 99 key\n"
+	CHECK_STR(fetch(h, 0), "drains 1 1733011206.500000 hz 99 period 10 key\n"
 		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1");
-	drain(h, 5, 99, "main", "a;c", 1);
-	CHECK_STR(fetch(h, 0), "drains 1 1733011201.500000 hz 99\n"
+	drain(h, 2, 99, "main", "a;c", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011207.500000 hz 99\n"
 		  "f 3 c\ns 2 1,3\n1 2");
-	drain(h, 10, 99, "main", "a;b", 2);
-	CHECK_STR(fetch(h, 0), "drains 1 1733011202.500000 hz 99\n1 1:2");
-	drain(h, 11, 99, "main", "a;b", 1);	/* 10 s after the last keyframe */
-	CHECK_STR(fetch(h, 0), "drains 1 1733011203.500000 hz 99 key\n"
+	drain(h, 3, 99, "main", "a;b", 2);
+	drain(h, 4, 99, "main", "a;b", 1);
+	CHECK_STR(fetch(h, 0), "drains 2 1733011209.500000 hz 99\n1 1:3");
+	drain(h, 5, 99, "main", "a;b", 1);	/* 1733011210: the next period */
+	CHECK_STR(fetch(h, 0), "drains 1 1733011210.500000 hz 99 period 10 key\n"
 		  "t 1 100 101 main\tproc\nf 1 a\nf 2 b\ns 1 1,2\n1 1");
-	drain(h, 12, 99, "main", "a;c", 1);	/* stack 2 again: defined again */
-	CHECK_STR(fetch(h, 0), "drains 1 1733011204.500000 hz 99\nf 3 c\ns 2 1,3\n1 2");
-	drain(h, 13, 99, "main", "a;c", 1);
-	CHECK_STR(fetch(h, 0), "drains 1 1733011205.500000 hz 99\n1 2");
+	drain(h, 6, 99, "main", "a;c", 1);	/* stack 2 again: defined again */
+	CHECK_STR(fetch(h, 0), "drains 1 1733011211.500000 hz 99\nf 3 c\ns 2 1,3\n1 2");
+	/* a client that missed the boundary: its next text is the keyframe */
+	for (i = 0; i < 9; i++)
+		drain(h, 7 + i, 99, "main", "a;c", 1);	/* to 1733011220 */
+	CHECK_STR(fetch(h, 0), "drains 9 1733011220.500000 hz 99 period 10 key\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 3 c\ns 2 1,3\n1 2:9");
 	/* switched off: no more keyframes, nothing told again */
 	history_set_keyframe(h, 0);
+	when.tv_sec = 1733011240;
 	drain(h, 40, 99, "main", "a;c", 1);
-	CHECK_STR(fetch(h, 0), "drains 1 1733011206.500000 hz 99\n1 2");
-	/* on again: the period counts from the client's last keyframe (30 s ago) */
+	CHECK_STR(fetch(h, 0), "drains 1 1733011240.500000 hz 99\n1 2");
+	/* on again: the next period of 600 s since the epoch */
 	history_set_keyframe(h, 600);
 	drain(h, 41, 99, "main", "a;c", 1);
-	CHECK_STR(fetch(h, 0), "drains 1 1733011207.500000 hz 99\n1 2");
+	CHECK_STR(fetch(h, 0), "drains 1 1733011241.500000 hz 99\n1 2");
+	when.tv_sec = 1733011800;		/* a multiple of 600 */
+	drain(h, 42, 99, "main", "a;c", 1);
+	CHECK_STR(fetch(h, 0), "drains 1 1733011800.500000 hz 99 period 600 key\n"
+		  "t 1 100 101 main\tproc\nf 1 a\nf 3 c\ns 2 1,3\n1 2");
 	history_free(h);
 
 	h = history_new(profile_value_samples, 1 << 20);
@@ -347,10 +358,10 @@ test_keyframes(void)
 		fetch(h, i);
 	drain(h, 1, 99, "m", "a", 1);
 	drain(h, 2, 99, "m", "a", 1);
-	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 2 1733011209.500000 hz 99 key\n"
+	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 2 1733011802.500000 hz 99 period 600 key\n"
 		  "t 1 100 101 m\tproc\nf 1 a\ns 1 1\n1 1:2");
 	drain(h, 3, 99, "m", "a", 1);
-	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011210.500000 hz 99 key\n"
+	CHECK_STR(fetch(h, HISTORY_SLOTS), "drains 1 1733011803.500000 hz 99 period 600 key\n"
 		  "t 1 100 101 m\tproc\nf 1 a\ns 1 1\n1 1");
 	history_free(h);
 }

@@ -223,7 +223,7 @@ test_drain_fetch(struct drain *d)
 		 "f 2 pmda_inner\ns 1 1,2\n1 1:7", (int)getpid(), (int)gettid());
 	CHECK(strchr(a.cp, '\n') != NULL && strcmp(strchr(a.cp, '\n') + 1, want) == 0);
 	/* a client's first value is a keyframe (the default keyframe_s is on) */
-	CHECK(strncmp(a.cp, "drains 1 ", 9) == 0 && strstr(a.cp, " hz 99 key\n") != NULL);
+	CHECK(strncmp(a.cp, "drains 1 ", 9) == 0 && strstr(a.cp, " hz 99 period 1800 key\n") != NULL);
 	free(a.cp);
 	CHECK_INT(fetch(1, 3, PM_IN_NULL, PM_TYPE_STRING, &a), 0);	/* seen */
 	/* the flame view: one instance, bpftrace's form */
