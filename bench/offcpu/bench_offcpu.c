@@ -224,29 +224,48 @@ peer_switch_off(const struct arm *a)
 	peer_link = NULL;
 }
 
-/* One of peer.bpf.c's programs, attached for the arm (the empty ones). */
-static struct bpf_link *named_link;
+/* Peer.bpf.c's programs the arm names ("a" or "a+b"), attached for it
+ * (the empty ones: the floor of each hook, and of two together). */
+#define NAMED_MAX	2
+static struct bpf_link *named_links[NAMED_MAX];
+
+/* The arm's i-th program; NULL past the last.  The first is the one
+ * whose ns per run is printed. */
+static struct bpf_program *
+named_nth(const struct arm *a, int i)
+{
+	char name[64], *part, *save = NULL;
+
+	snprintf(name, sizeof(name), "%s", a->peer_prog);
+	for (part = strtok_r(name, "+", &save); part && i > 0; part = strtok_r(NULL, "+", &save))
+		i--;
+	return part ? bpf_object__find_program_by_name(peer->obj, part) : NULL;
+}
 
 static struct bpf_program *
 named(const struct arm *a)
 {
-	return bpf_object__find_program_by_name(peer->obj, a->peer_prog);
+	return named_nth(a, 0);
 }
 
 static void
 named_on(const struct arm *a)
 {
-	named_link = bpf_program__attach(named(a));
-	if (!named_link)
-		fprintf(stderr, "bench/offcpu: cannot attach %s\n", a->peer_prog);
+	struct bpf_program *p;
+
+	for (int i = 0; i < NAMED_MAX && (p = named_nth(a, i)); i++)
+		if (!(named_links[i] = bpf_program__attach(p)))
+			fprintf(stderr, "bench/offcpu: cannot attach %s\n", a->peer_prog);
 }
 
 static void
 named_off(const struct arm *a)
 {
 	(void)a;
-	bpf_link__destroy(named_link);
-	named_link = NULL;
+	for (int i = 0; i < NAMED_MAX; i++) {
+		bpf_link__destroy(named_links[i]);
+		named_links[i] = NULL;
+	}
 }
 
 static void
@@ -492,6 +511,8 @@ pingpong(void)
 		{ "empty tp_btf/sched_switch", named_on, named_off, 0, 0, 5, "empty_switch" },
 		{ "empty tp_btf/sys_exit", named_on, named_off, 0, 0, 5, "empty_sys_exit" },
 		{ "empty tp_btf/rseq_update", named_on, named_off, 0, 0, 5, "empty_rseq_update" },
+		{ "empty sched_switch + rseq_update", named_on, named_off, 0, 0, 5,
+		  "empty_switch+empty_rseq_update" },
 	};
 	pthread_t th[2];
 
@@ -522,6 +543,8 @@ mutexes(void)
 		{ "empty tp_btf/sched_switch", named_on, named_off, 0, 0, 5, "empty_switch" },
 		{ "empty tp_btf/sys_exit", named_on, named_off, 0, 0, 5, "empty_sys_exit" },
 		{ "empty tp_btf/rseq_update", named_on, named_off, 0, 0, 5, "empty_rseq_update" },
+		{ "empty sched_switch + rseq_update", named_on, named_off, 0, 0, 5,
+		  "empty_switch+empty_rseq_update" },
 	};
 	pthread_t th[MUTEX_THREADS];
 	pthread_mutexattr_t attr;
