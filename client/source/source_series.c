@@ -22,10 +22,13 @@
 #include "source.h"
 #include "common/util.h"
 
-/* Values per /series/values request: pmproxy's cost follows the values
- * it sends, and reading stops inside the page past the range, so small
- * pages waste little (bench/series). */
+/* Values per /series/values request while looking for a keyframe or past
+ * the range's end (reading stops inside the page, so small pages waste
+ * little), and at most per request bounded by the range's end (pmproxy's
+ * cost follows the values it sends; a round trip each page costs more
+ * than the last page's few values past the range: bench/series). */
 #define PAGE		250
+#define RANGE_PAGE	5000
 #define META_BATCH	50	/* series ids per /series/labels request */
 /* How far before a range the reader looks for a keyframe when the stream
  * does not say where they are (an older PMDA's): the default period (1800 s,
@@ -42,6 +45,7 @@ struct series {
 	char		id[48];
 	char		host[PM_MAX_HOSTNAMELEN];
 	double		first, last;	/* its oldest and newest values */
+	int		first_period;	/* the first value's keyframe_period() */
 	double		start, end;	/* the requested window, clipped */
 };
 
@@ -215,17 +219,32 @@ describe(struct run *r)
 	return 0;
 }
 
-/* One page of a series' values from start (s), oldest first. */
+/* Up to samples of a series' values from start (s; NAN: the newest) to
+ * finish (NAN: none), oldest first. */
 static cJSON *
-values(struct run *r, const struct series *s, double start, int samples)
+values(struct run *r, const struct series *s, double start, double finish, int samples)
 {
-	char	q[160];
+	char	q[192];
+	int	n = snprintf(q, sizeof(q), "series=%s&samples=%d", s->id, samples);
 
-	if (isnan(start))	/* the newest */
-		snprintf(q, sizeof(q), "series=%s&samples=%d", s->id, samples);
-	else
-		snprintf(q, sizeof(q), "series=%s&start=%.3f&samples=%d", s->id, start, samples);
+	if (!isnan(start))
+		n += snprintf(q + n, sizeof(q) - (size_t)n, "&start=%.3f", start);
+	if (!isnan(finish))
+		snprintf(q + n, sizeof(q) - (size_t)n, "&finish=%.3f", finish);
 	return series_rest_get(r->rest, "values", q, r->err, r->errlen);
+}
+
+/* The period the value e states, if it is a keyframe: P, 0 (a keyframe of
+ * an older PMDA, which states none) or -1 (not a keyframe). */
+static int
+keyframe_period(const cJSON *e)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, "value");
+	char		*text = cJSON_IsString(v) ? series_value_string(v->valuestring) : NULL;
+	int		period = text != NULL ? history_keyframe_period(text, strlen(text)) : -1;
+
+	free(text);
+	return period;
 }
 
 /* A value's time in ms (pmproxy 6.0 writes the µs after the point unpadded:
@@ -238,14 +257,18 @@ value_ms(const cJSON *e)
 	return cJSON_IsNumber(t) ? floor(t->valuedouble) : NAN;
 }
 
+/* The time of s's value at or after start (NAN: its newest), and its
+ * keyframe_period() if period. */
 static int
-one_value_ms(struct run *r, const struct series *s, double start, double *ms)
+one_value_ms(struct run *r, const struct series *s, double start, double *ms, int *period)
 {
-	cJSON	*j = values(r, s, start, 1);
+	cJSON	*j = values(r, s, start, NAN, 1);
 
 	if (j == NULL)
 		return -1;
 	*ms = value_ms(cJSON_GetArrayItem(j, 0));
+	if (period)
+		*period = keyframe_period(cJSON_GetArrayItem(j, 0));
 	cJSON_Delete(j);
 	if (isnan(*ms)) {
 		snprintf(r->err, r->errlen, "pmproxy: series %s (host %s) has no values", s->id,
@@ -264,10 +287,10 @@ window(struct run *r, struct series *s)
 	char				*msg = NULL, a[64], b[64];
 	double				ms;
 
-	if (one_value_ms(r, s, 0, &ms) < 0)
+	if (one_value_ms(r, s, 0, &ms, &s->first_period) < 0)
 		return -1;
 	s->first = ms / 1000;
-	if (one_value_ms(r, s, NAN, &ms) < 0)
+	if (one_value_ms(r, s, NAN, &ms, NULL) < 0)
 		return -1;
 	s->last = ms / 1000 + 0.001;	/* the newest value's millisecond, whole */
 	first.tv_sec = (time_t)floor(s->first);
@@ -305,19 +328,6 @@ is_keyframe(const cJSON *e)
 	return key;
 }
 
-/* The period the value e states, if it is a keyframe: P, 0 (a keyframe of
- * an older PMDA, which states none) or -1 (not a keyframe). */
-static int
-keyframe_period(const cJSON *e)
-{
-	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, "value");
-	char		*text = cJSON_IsString(v) ? series_value_string(v->valuestring) : NULL;
-	int		period = text != NULL ? history_keyframe_period(text, strlen(text)) : -1;
-
-	free(text);
-	return period;
-}
-
 /*
  * Where reading s for a range from t (its edge) starts, for the reader to
  * look forward for a keyframe at or before t (pmseries has no backward
@@ -327,30 +337,63 @@ keyframe_period(const cJSON *e)
  * written without them, or whose start stream.maxlen cut, is read from
  * its start as before.
  */
-static int
-seek_start(struct run *r, const struct series *s, double t, double *from)
+static double
+seek_start(struct run *r, const struct series *s, double t)
 {
-	cJSON	*j;
-	int	period;
+	double	from = 0;
 
-	*from = 0;
 	if (!r->o->start || t <= s->first)
 		return 0;
-	if ((j = values(r, s, 0, 1)) == NULL)
-		return -1;
-	period = keyframe_period(cJSON_GetArrayItem(j, 0));
-	cJSON_Delete(j);
-	if (period > 0)
-		*from = floor((t - KEY_LAG) / period) * period;
-	else if (period == 0)
-		*from = t - KEY_SPAN;
-	if (*from <= s->first)
-		*from = 0;
-	return 0;
+	if (s->first_period > 0)
+		from = floor((t - KEY_LAG) / s->first_period) * s->first_period;
+	else if (s->first_period == 0)
+		from = t - KEY_SPAN;
+	return from > s->first ? from : 0;
 }
 
-/* Every value of s from a keyframe before the range (or its first) until
- * the first record after the range. */
+/* One value e of s, read forward for range: while seeking, skipped up to
+ * the first keyframe (*seeking cleared) or, past the range's edge with
+ * none, false to look twice as far back (*next, *span); else decoded into
+ * the consumer. */
+static bool
+take_value(struct run *r, const struct series *s, const cJSON *e, struct fetch_set *f,
+	   const struct fetch_range *range, struct fetch_counts *n, bool *seeking,
+	   double *next, double *span, int *sts)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, "value");
+	char		*text;
+
+	if (!isnan(value_ms(e)))	/* a series logs once a ms at most */
+		*next = (value_ms(e) + 1) / 1000;
+	if (*seeking && value_ms(e) / 1000 > range->near_from) {
+		/* no keyframe in the span: one twice as long, else the start */
+		*span *= 2;
+		*next = range->near_from - *span > s->first ? range->near_from - *span : 0;
+		*seeking = *next > 0;
+		return false;
+	}
+	if (*seeking && !is_keyframe(e))
+		return true;
+	if (*seeking && pmDebugOptions.appl0)	/* qa 244 checks where */
+		fprintf(stderr, "%s: host %s: series read from the keyframe at %.3f\n",
+			pmGetProgname(), s->host, value_ms(e) / 1000);
+	*seeking = false;
+	text = cJSON_IsString(v) ? series_value_string(v->valuestring) : NULL;
+	if (text == NULL)
+		n->records.malformed++;
+	else if (*sts == 0)
+		*sts = fetch_history_text(f, text, s->host, range, r->c, n);
+	free(text);
+	return true;
+}
+
+/*
+ * Every value of s from a keyframe before the range (or its first) until
+ * the first record after the range: small pages while looking for the
+ * keyframe, then large ones that end a logging lag past the range (the
+ * record after it is nearly always among them), then small ones again
+ * until that record or the stream's end.
+ */
 static int
 read_series(struct run *r, const struct series *s, struct window *w)
 {
@@ -363,19 +406,21 @@ read_series(struct run *r, const struct series *s, struct window *w)
 					      .first = INFINITY };
 	struct fetch_set		f;
 	double				next, span;
-	bool				seeking;
-	int				got = PAGE, sts;
+	bool				seeking, past_bound = false, more = true;
+	int				sts;
 
 	range.near_from = c->counters ? fmin(range.from, s->start - SOURCE_EDGE) : range.from;
 	range.near_to = c->counters ? fmax(range.to, s->end + SOURCE_EDGE) : range.to;
-	if (seek_start(r, s, range.near_from, &next) < 0)
-		return -1;
+	next = seek_start(r, s, range.near_from);
 	seeking = next > 0;
 	span = range.near_from - next;	/* looked back; twice as far next time */
 	if ((sts = fetch_history_init(&f, r->o->metrics)) < 0)
 		return sts;
-	while (sts == 0 && got == PAGE && n.records.after == 0 && !source_stop) {
-		cJSON		*j = values(r, s, next, PAGE);
+	while (sts == 0 && more && n.records.after == 0 && !source_stop) {
+		bool		bounded = !seeking && !past_bound;
+		double		finish = bounded && isfinite(range.near_to) ? range.near_to + KEY_LAG : NAN;
+		int		asked = bounded ? RANGE_PAGE : PAGE, got;
+		cJSON		*j = values(r, s, next, finish, asked);
 		const cJSON	*e;
 
 		if (j == NULL) {
@@ -383,34 +428,14 @@ read_series(struct run *r, const struct series *s, struct window *w)
 			break;
 		}
 		got = cJSON_GetArraySize(j);
-		cJSON_ArrayForEach(e, j) {
-			const cJSON	*v = cJSON_GetObjectItemCaseSensitive(e, "value");
-			char		*text;
-
-			if (!isnan(value_ms(e)))	/* a series logs once a ms at most */
-				next = (value_ms(e) + 1) / 1000;
-			if (seeking && value_ms(e) / 1000 > range.near_from) {
-				/* no keyframe in the span: one twice as long, else the start */
-				span *= 2;
-				next = range.near_from - span > s->first ? range.near_from - span : 0;
-				seeking = next > 0;
-				got = PAGE;
-				break;
-			}
-			if (seeking && !is_keyframe(e))
-				continue;
-			if (seeking && pmDebugOptions.appl0)	/* qa 244 checks where */
-				fprintf(stderr, "%s: host %s: series read from the keyframe at %.3f\n",
-					pmGetProgname(), s->host, value_ms(e) / 1000);
-			seeking = false;
-			text = cJSON_IsString(v) ? series_value_string(v->valuestring) : NULL;
-			if (text == NULL)
-				n.records.malformed++;
-			else if (sts == 0)
-				sts = fetch_history_text(&f, text, s->host, &range, c, &n);
-			free(text);
-		}
+		cJSON_ArrayForEach(e, j)
+			if (!take_value(r, s, e, &f, &range, &n, &seeking, &next, &span, &sts))
+				break;		/* seek again from further back */
 		cJSON_Delete(j);
+		if (got == asked || e != NULL)	/* a full page, or seeking again */
+			continue;
+		more = !isnan(finish);		/* the stream's end, or the bound's */
+		past_bound = true;
 	}
 	fetch_free(&f);
 	if (sts < 0)
