@@ -18,6 +18,7 @@
 #include <string.h>
 #include "fetch.h"
 #include "history.h"
+#include "series_prefetch.h"
 #include "series_rest.h"
 #include "source.h"
 #include "common/util.h"
@@ -53,6 +54,7 @@ struct run {
 	const struct series_options	*o;
 	const struct source_consumer	*c;
 	struct series_rest		*rest;
+	struct series_prefetch		*ahead;		/* each series' first page, or NULL */
 	struct series			*v;
 	int				n, cap;
 	char				*err;
@@ -221,16 +223,25 @@ describe(struct run *r)
 
 /* Up to samples of a series' values from start (s; NAN: the newest) to
  * finish (NAN: none), oldest first. */
+#define VALUES_QUERY	192
+
+static void
+values_query(char *q, const struct series *s, double start, double finish, int samples)
+{
+	int	n = snprintf(q, VALUES_QUERY, "series=%s&samples=%d", s->id, samples);
+
+	if (!isnan(start))
+		n += snprintf(q + n, VALUES_QUERY - (size_t)n, "&start=%.3f", start);
+	if (!isnan(finish))
+		snprintf(q + n, VALUES_QUERY - (size_t)n, "&finish=%.3f", finish);
+}
+
 static cJSON *
 values(struct run *r, const struct series *s, double start, double finish, int samples)
 {
-	char	q[192];
-	int	n = snprintf(q, sizeof(q), "series=%s&samples=%d", s->id, samples);
+	char	q[VALUES_QUERY];
 
-	if (!isnan(start))
-		n += snprintf(q + n, sizeof(q) - (size_t)n, "&start=%.3f", start);
-	if (!isnan(finish))
-		snprintf(q + n, sizeof(q) - (size_t)n, "&finish=%.3f", finish);
+	values_query(q, s, start, finish, samples);
 	return series_rest_get(r->rest, "values", q, r->err, r->errlen);
 }
 
@@ -338,7 +349,7 @@ is_keyframe(const cJSON *e)
  * its start as before.
  */
 static double
-seek_start(struct run *r, const struct series *s, double t)
+seek_start(const struct run *r, const struct series *s, double t)
 {
 	double	from = 0;
 
@@ -387,42 +398,73 @@ take_value(struct run *r, const struct series *s, const cJSON *e, struct fetch_s
 	return true;
 }
 
+/* The drains s is read for, and the time its reading starts from. */
+static double
+plan_read(const struct run *r, const struct series *s, struct fetch_range *range)
+{
+	const struct source_consumer	*c = r->c;
+
+	*range = (struct fetch_range){
+		.from = r->o->start ? s->start : -INFINITY,
+		.to = r->o->finish ? s->end : INFINITY,
+	};
+	range->near_from = c->counters ? fmin(range->from, s->start - SOURCE_EDGE) : range->from;
+	range->near_to = c->counters ? fmax(range->to, s->end + SOURCE_EDGE) : range->to;
+	return seek_start(r, s, range->near_from);
+}
+
+/* A page's end: a logging lag past the range, when it has an end. */
+static double
+page_finish(const struct fetch_range *range)
+{
+	return isfinite(range->near_to) ? range->near_to + KEY_LAG : NAN;
+}
+
+/* The query of s's first page, the one series_prefetch asks for ahead. */
+static void
+first_query(const struct run *r, const struct series *s, char *q)
+{
+	struct fetch_range	range;
+	double			from = plan_read(r, s, &range);
+
+	values_query(q, s, from, page_finish(&range), RANGE_PAGE);
+}
+
 /*
  * Every value of s from a keyframe before the range (or its first) until
- * the first record after the range: small pages while looking for the
- * keyframe, then large ones that end a logging lag past the range (the
- * record after it is nearly always among them), then small ones again
- * until that record or the stream's end.
+ * the first record after the range: pages of up to RANGE_PAGE values that
+ * end a logging lag past the range (the first, asked for ahead, nearly
+ * always holds all), then pages of PAGE until that record or the
+ * stream's end; while a keyframe is looked for further back, pages of
+ * PAGE.
  */
 static int
 read_series(struct run *r, const struct series *s, struct window *w)
 {
-	const struct source_consumer	*c = r->c;
-	struct fetch_range		range = {
-		.from = r->o->start ? s->start : -INFINITY,
-		.to = r->o->finish ? s->end : INFINITY,
-	};
+	struct fetch_range		range;
 	struct fetch_counts		n = { .records = { .first = INFINITY },
 					      .first = INFINITY };
 	struct fetch_set		f;
-	double				next, span;
-	bool				seeking, past_bound = false, more = true;
+	double				next = plan_read(r, s, &range), span;
+	bool				seeking = next > 0, first = true, past_bound = false;
+	bool				more = true;
 	int				sts;
 
-	range.near_from = c->counters ? fmin(range.from, s->start - SOURCE_EDGE) : range.from;
-	range.near_to = c->counters ? fmax(range.to, s->end + SOURCE_EDGE) : range.to;
-	next = seek_start(r, s, range.near_from);
-	seeking = next > 0;
 	span = range.near_from - next;	/* looked back; twice as far next time */
 	if ((sts = fetch_history_init(&f, r->o->metrics)) < 0)
 		return sts;
 	while (sts == 0 && more && n.records.after == 0 && !source_stop) {
-		bool		bounded = !seeking && !past_bound;
-		double		finish = bounded && isfinite(range.near_to) ? range.near_to + KEY_LAG : NAN;
+		bool		bounded = first || (!seeking && !past_bound);
+		double		finish = bounded ? page_finish(&range) : NAN;
 		int		asked = bounded ? RANGE_PAGE : PAGE, got;
-		cJSON		*j = values(r, s, next, finish, asked);
+		cJSON		*j;
 		const cJSON	*e;
 
+		if (first && r->ahead != NULL)
+			j = series_prefetch_take(r->ahead, (int)(s - r->v), r->err, r->errlen);
+		else
+			j = values(r, s, next, finish, asked);
+		first = false;
 		if (j == NULL) {
 			sts = -1;
 			break;
@@ -478,6 +520,26 @@ host_read(struct run *r, int i, int j)
 	return sts == 0 ? c->end(c->arg, &w) : sts;
 }
 
+/* Each series' first page asked for ahead, in the order they are read;
+ * without (no memory, no thread), each is asked for when read. */
+static void
+start_ahead(struct run *r)
+{
+	size_t	n = r->n > 0 ? (size_t)r->n : 0;
+	char	(*q)[VALUES_QUERY] = n ? calloc(n, sizeof(*q)) : NULL;
+	const char **qs = n ? calloc(n, sizeof(*qs)) : NULL;
+
+	if (q != NULL && qs != NULL) {
+		for (int i = 0; i < r->n; i++) {
+			first_query(r, &r->v[i], q[i]);
+			qs[i] = q[i];
+		}
+		r->ahead = series_prefetch_start(r->o->url, qs, r->n);
+	}
+	free(qs);
+	free(q);
+}
+
 static int
 read_all(struct run *r)
 {
@@ -505,6 +567,7 @@ read_all(struct run *r)
 		if (window(r, &r->v[i]) < 0)
 			return -1;
 	qsort(r->v, (size_t)r->n, sizeof(*r->v), by_host);
+	start_ahead(r);
 	for (i = 0; i < r->n && sts == 0; i = j) {
 		for (j = i; j < r->n && strcmp(r->v[j].host, r->v[i].host) == 0; j++)
 			;
@@ -526,6 +589,7 @@ source_series_read(const struct series_options *o, const struct source_consumer 
 	sts = read_all(&r);
 	if (sts < 0 && sts != -1 && sts != SOURCE_NO_SERIES && err[0] == '\0')
 		snprintf(err, errlen, "%s", strerror(-sts));
+	series_prefetch_stop(r.ahead);
 	series_rest_close(r.rest);
 	free(r.v);
 	return sts == SOURCE_NO_SERIES ? sts : sts < 0 ? -1 : 0;
