@@ -3,6 +3,7 @@
  * b->failed rather than returned at every call, so emitters stay readable
  * and check once at the end.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +33,45 @@ membuf_reset(struct membuf *b)
 		b->data[0] = '\0';
 }
 
+int
+membuf_init_drained(struct membuf *b, size_t chunk,
+		    int (*drain)(void *arg, const void *data, size_t len), void *arg)
+{
+	membuf_init(b);
+	if (array_reserve(&b->data, &b->cap, chunk) < 0)
+		return -1;
+	b->data[0] = '\0';
+	b->drain = drain;
+	b->drain_arg = arg;
+	return 0;
+}
+
+int
+membuf_drain(struct membuf *b)
+{
+	if (b->drain == NULL || b->failed)
+		return b->failed ? -1 : 0;
+	if (b->len > 0 && b->drain(b->drain_arg, b->data, b->len) < 0) {
+		b->drain_errno = errno ? errno : EIO;
+		b->failed = 1;
+		return -1;
+	}
+	b->len = 0;
+	b->data[0] = '\0';
+	return 0;
+}
+
 static int
 membuf_reserve(struct membuf *b, size_t extra)
 {
 	if (b->failed)
 		return -1;
+	/* drained: empty the buffer before growing it; a piece bigger than
+	 * the whole chunk still grows it */
+	if (b->drain != NULL && extra >= b->cap - b->len && membuf_drain(b) < 0)
+		return -1;
+	if (extra < b->cap - b->len)
+		return 0;
 	if (extra > SIZE_MAX - b->len - 1 || array_reserve(&b->data, &b->cap, b->len + extra + 1) < 0) {
 		b->failed = 1;
 		return -1;

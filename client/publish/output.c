@@ -285,7 +285,10 @@ describe(const struct output_context *c, const struct profile *p, const struct d
 	return sub->failed || desc->failed ? -1 : 0;
 }
 
-/* Render p in each of its formats into bufs[0..nf); g[0..ng) its gaps. */
+/*
+ * Render p in each of its formats into bufs[0..nf) (set up by the caller,
+ * drained or not); g[0..ng) its gaps.  A drained buffer is drained last.
+ */
 static int
 render_all(struct output_context *c, const struct profile *p, const struct data_gap *g,
 	   size_t ng, const struct output_format *const *fmts, size_t nf, struct membuf *bufs,
@@ -302,10 +305,15 @@ render_all(struct output_context *c, const struct profile *p, const struct data_
 	c->emit.subtitle = sub.data;
 	c->emit.description = ng > 0 ? desc.data : NULL;
 	for (f = 0; f < nf && sts == 0; f++) {
-		membuf_init(&bufs[f]);
 		sts = fmts[f] == &view_format ? c->view(c->view_arg, p, g, ng, &bufs[f]) :
 		      fmts[f]->render(p, &c->emit, &bufs[f]);
-		if (sts < 0 || bufs[f].failed) {
+		if (sts == 0)
+			membuf_drain(&bufs[f]);
+		if (bufs[f].drain_errno != 0) {
+			snprintf(err, errlen, "cannot write %s of %s on %s: %s", fmts[f]->name,
+				 p->name, p->host, strerror(bufs[f].drain_errno));
+			sts = -1;
+		} else if (sts < 0 || bufs[f].failed) {
 			snprintf(err, errlen, "cannot render %s of %s on %s: %s",
 				 fmts[f]->name, p->name, p->host,
 				 strerror(sts < 0 ? -sts : ENOMEM));
@@ -330,6 +338,17 @@ output_count(const struct output_context *c, const struct profile *p, size_t n)
 	return total;
 }
 
+/* A rendering passes to its file or to stdout this much at a time: its
+ * pieces are still in the CPU's cache when they are copied out. */
+#define OUTPUT_CHUNK	(1 << 20)
+
+static int
+drain_stdout(void *arg, const void *data, size_t len)
+{
+	(void)arg;
+	return fwrite(data, 1, len, stdout) == len ? 0 : -1;
+}
+
 /* The one output there is, on stdout. */
 static int
 write_stdout(struct output_context *c, const struct profile *p, size_t n,
@@ -348,44 +367,81 @@ write_stdout(struct output_context *c, const struct profile *p, size_t n,
 	}
 	for (i = 0; i < n && (nf = formats_of(c, &p[i], fmts)) == 0; i++)
 		;
-	if ((g = calloc(c->ngaps + 1, sizeof(*g))) == NULL) {
+	if ((g = calloc(c->ngaps + 1, sizeof(*g))) == NULL ||
+	    membuf_init_drained(&buf, OUTPUT_CHUNK, drain_stdout, NULL) < 0) {
 		snprintf(err, errlen, "out of memory");
+		free(g);
 		return -1;
 	}
 	sts = render_all(c, &p[i], g, gaps_of(c, &p[i], g), fmts, nf, &buf, err, errlen);
 	free(g);
-	if (sts < 0)
-		return -1;
-	if (fwrite(buf.data, 1, buf.len, stdout) != buf.len || fflush(stdout) != 0) {
+	membuf_free(&buf);
+	if (sts == 0 && fflush(stdout) != 0) {
 		snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno));
 		sts = -1;
 	}
-	membuf_free(&buf);
 	return sts;
 }
 
-/* Store one profile's renderings as STEM.EXT and DIR/latest[suffix].EXT. */
+/*
+ * Render one profile's formats, each straight into a staged object
+ * STEM.EXT (stages[0..nf), NULL where not opened), and end them: written,
+ * but nobody sees them before output_write commits every profile's.
+ */
 static int
-put_profile(struct output_context *c, const struct profile *p, const char *dir,
-	    const char *stem, const struct output_format *const *fmts, size_t nf,
-	    struct membuf *bufs, char *err, size_t errlen)
+stage_profile(struct output_context *c, const struct profile *p, const char *stem,
+	      const struct data_gap *g, size_t ng, const struct output_format *const *fmts,
+	      size_t nf, struct sink_stage **stages, char *err, size_t errlen)
 {
-	char	path[512], latest[512], suffix[48];
+	struct membuf	bufs[OUTPUT_MAX_FORMATS];
+	char		path[OUTPUT_MAX_FORMATS][512];
+	size_t		f, opened = 0;
+	int		sts = 0;
+
+	for (f = 0; f < nf && sts == 0; f++) {
+		snprintf(path[f], sizeof(path[f]), "%s.%s", stem, fmts[f]->ext);
+		if ((stages[f] = sink_stage_open(c->sink, path[f], fmts[f]->content_type,
+						 err, errlen)) == NULL)
+			sts = -1;
+		else if (membuf_init_drained(&bufs[opened++], OUTPUT_CHUNK, sink_stage_write,
+					     stages[f]) < 0) {
+			snprintf(err, errlen, "out of memory");
+			sts = -1;
+		}
+	}
+	if (sts == 0)
+		sts = render_all(c, p, g, ng, fmts, nf, bufs, err, errlen);
+	for (f = 0; f < opened; f++)		/* name the first file that failed */
+		if (bufs[f].drain_errno != 0) {
+			snprintf(err, errlen, "cannot write %s/%s: %s", c->sink->target, path[f],
+				 strerror(bufs[f].drain_errno));
+			break;
+		}
+	for (f = 0; f < opened; f++)
+		membuf_free(&bufs[f]);
+	for (f = 0; f < nf && sts == 0; f++)
+		sts = sink_stage_end(stages[f], err, errlen);
+	return sts;
+}
+
+/* Make one profile's staged renderings seen as STEM.EXT, and as
+ * DIR/latest[suffix].EXT too. */
+static int
+commit_profile(struct output_context *c, const struct profile *p, const char *dir,
+	       const struct output_format *const *fmts, size_t nf, struct sink_stage **stages,
+	       char *err, size_t errlen)
+{
+	char	latest[512], suffix[48];
 	size_t	f;
+	int	sts = 0;
 
 	stem_suffix(c, p, suffix, sizeof(suffix));
-	for (f = 0; f < nf; f++) {
-		snprintf(path, sizeof(path), "%s.%s", stem, fmts[f]->ext);
-		if (sink_put(c->sink, path, fmts[f]->content_type, bufs[f].data, bufs[f].len,
-			     err, errlen) < 0)
-			return -1;
-		snprintf(latest, sizeof(latest), "%s/latest%s.%s", dir, suffix,
-			 fmts[f]->ext);
-		if (sink_put_copy(c->sink, path, latest, fmts[f]->content_type, bufs[f].data,
-				  bufs[f].len, err, errlen) < 0)
-			return -1;
+	for (f = 0; f < nf && sts == 0; f++) {
+		snprintf(latest, sizeof(latest), "%s/latest%s.%s", dir, suffix, fmts[f]->ext);
+		sts = sink_stage_commit(stages[f], latest, err, errlen);
+		stages[f] = NULL;
 	}
-	return 0;
+	return sts;
 }
 
 static struct site_entry
@@ -411,49 +467,49 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	     char *err, size_t errlen)
 {
 	const struct output_format	*fmts[OUTPUT_MAX_FORMATS];
-	struct membuf			*bufs;
+	struct sink_stage		**stages;
 	struct site_entry		*entries;
 	struct data_gap			*gaps;		/* c->ngaps per profile */
 	size_t				*ngaps;
 	char				(*stems)[384], dir[300];
-	size_t				i, nf, k = 0, rendered = 0;
+	size_t				i, nf, k = 0;
 	int				sts = 0;
 
 	if (c->sink == NULL)
 		return write_stdout(c, p, n, err, errlen);
-	bufs = calloc(n * OUTPUT_MAX_FORMATS + 1, sizeof(*bufs));
+	stages = calloc(n * OUTPUT_MAX_FORMATS + 1, sizeof(*stages));
 	entries = calloc(n + 1, sizeof(*entries));
 	stems = calloc(n + 1, sizeof(*stems));
 	gaps = calloc(n * c->ngaps + 1, sizeof(*gaps));
 	ngaps = calloc(n + 1, sizeof(*ngaps));
-	if (bufs == NULL || entries == NULL || stems == NULL || gaps == NULL || ngaps == NULL) {
+	if (stages == NULL || entries == NULL || stems == NULL || gaps == NULL || ngaps == NULL) {
 		snprintf(err, errlen, "out of memory");
 		sts = -1;
 		goto out;
 	}
-	/* everything rendered before anything is stored */
+	/* everything rendered before anything is seen */
 	for (i = 0; i < n && sts == 0; i++) {
 		nf = formats_of(c, &p[i], fmts);
 		ngaps[i] = gaps_of(c, &p[i], &gaps[i * c->ngaps]);
-		sts = render_all(c, &p[i], &gaps[i * c->ngaps], ngaps[i], fmts, nf,
-				 &bufs[i * OUTPUT_MAX_FORMATS], err, errlen);
-		rendered = i + 1;
+		profile_stem(c, &p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
+		sts = stage_profile(c, &p[i], stems[i], &gaps[i * c->ngaps], ngaps[i], fmts, nf,
+				    &stages[i * OUTPUT_MAX_FORMATS], err, errlen);
 	}
 	for (i = 0; i < n && sts == 0; i++) {
 		if ((nf = formats_of(c, &p[i], fmts)) == 0)
 			continue;
 		profile_stem(c, &p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
-		sts = put_profile(c, &p[i], dir, stems[i], fmts, nf, &bufs[i * OUTPUT_MAX_FORMATS],
-				  err, errlen);
+		sts = commit_profile(c, &p[i], dir, fmts, nf, &stages[i * OUTPUT_MAX_FORMATS],
+				     err, errlen);
 		entries[k++] = site_entry_of(c, &p[i], stems[i], &gaps[i * c->ngaps], ngaps[i],
 					     fmts, nf);
 	}
 	if (sts == 0 && k > 0)
 		sts = site_update(c->sink, entries, k, err, errlen);
 out:
-	for (i = 0; bufs != NULL && i < rendered * OUTPUT_MAX_FORMATS; i++)
-		membuf_free(&bufs[i]);
-	free(bufs);
+	for (i = 0; stages != NULL && i < n * OUTPUT_MAX_FORMATS; i++)
+		sink_stage_abort(stages[i]);
+	free(stages);
 	free(entries);
 	free(stems);
 	free(gaps);

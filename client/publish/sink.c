@@ -2,9 +2,12 @@
  * sink.c - choose a sink from the -o target and forward calls to it.
  * "s3://..." goes to sink_s3.c, anything else is a local directory.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lib/hash.h"
+#include "common/membuf.h"
 #include "sink.h"
 
 struct sink *
@@ -34,6 +37,109 @@ sink_put_copy(struct sink *s, const char *from, const char *relpath,
 	if (s->ops->copy != NULL && s->ops->copy(s, from, relpath) == 0)
 		return 0;
 	return sink_put(s, relpath, content_type, data, len, err, errlen);
+}
+
+struct sink_stage {
+	struct sink	*sink;
+	char		*relpath, *content_type;
+	void		*impl;		/* the sink's own stage; NULL: held in buf */
+	struct membuf	buf;
+};
+
+static void
+stage_free(struct sink_stage *st)
+{
+	membuf_free(&st->buf);
+	free(st->relpath);
+	free(st->content_type);
+	free(st);
+}
+
+struct sink_stage *
+sink_stage_open(struct sink *s, const char *relpath, const char *content_type,
+		char *err, size_t errlen)
+{
+	struct sink_stage	*st = calloc(1, sizeof(*st));
+
+	if (st == NULL || (st->relpath = strdup(relpath)) == NULL ||
+	    (st->content_type = strdup(content_type)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		if (st != NULL)
+			stage_free(st);
+		return NULL;
+	}
+	st->sink = s;
+	membuf_init(&st->buf);
+	if (s->ops->stage_open != NULL &&
+	    s->ops->stage_open(s, relpath, &st->impl, err, errlen) < 0) {
+		stage_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+int
+sink_stage_write(void *stage, const void *data, size_t len)
+{
+	struct sink_stage	*st = stage;
+
+	if (st->impl != NULL)
+		return st->sink->ops->stage_write(st->impl, data, len);
+	membuf_append(&st->buf, data, len);
+	if (st->buf.failed) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+int
+sink_stage_end(struct sink_stage *st, char *err, size_t errlen)
+{
+	if (st->impl != NULL)
+		return st->sink->ops->stage_end(st->impl, err, errlen);
+	if (st->buf.failed) {
+		snprintf(err, errlen, "cannot write %s/%s: out of memory", st->sink->target,
+			 st->relpath);
+		return -1;
+	}
+	return 0;
+}
+
+int
+sink_stage_commit(struct sink_stage *st, const char *copy, char *err, size_t errlen)
+{
+	struct sink	*s = st->sink;
+	int		sts;
+
+	if (st->impl != NULL) {
+		sts = s->ops->stage_commit(st->impl, err, errlen);
+		/* a staging sink copies without the bytes (sink_dir.c: a link,
+		 * or a copy of the file) */
+		if (sts == 0 && copy != NULL && s->ops->copy(s, st->relpath, copy) < 0) {
+			snprintf(err, errlen, "cannot write %s/%s: %s", s->target, copy,
+				 strerror(errno));
+			sts = -1;
+		}
+	} else {
+		sts = sink_put(s, st->relpath, st->content_type, st->buf.data, st->buf.len,
+			       err, errlen);
+		if (sts == 0 && copy != NULL)
+			sts = sink_put_copy(s, st->relpath, copy, st->content_type,
+					    st->buf.data, st->buf.len, err, errlen);
+	}
+	stage_free(st);
+	return sts;
+}
+
+void
+sink_stage_abort(struct sink_stage *st)
+{
+	if (st == NULL)
+		return;
+	if (st->impl != NULL)
+		st->sink->ops->stage_abort(st->impl);
+	stage_free(st);
 }
 
 int

@@ -27,6 +27,14 @@ struct sink_ops {
 	/* Optional: store under relpath the object just put under from,
 	 * without its bytes (a hard link); -1 to have them put again. */
 	int	(*copy)(struct sink *s, const char *from, const char *relpath);
+	/* Optional: an object written a piece at a time (see sink_stage_open);
+	 * without these, a stage holds the pieces and puts them whole. */
+	int	(*stage_open)(struct sink *s, const char *relpath, void **impl,
+			      char *err, size_t errlen);
+	int	(*stage_write)(void *impl, const void *data, size_t len);
+	int	(*stage_end)(void *impl, char *err, size_t errlen);
+	int	(*stage_commit)(void *impl, char *err, size_t errlen);
+	void	(*stage_abort)(void *impl);
 };
 
 struct sink {
@@ -62,6 +70,24 @@ int sink_put(struct sink *s, const char *relpath, const char *content_type,
 int sink_put_copy(struct sink *s, const char *from, const char *relpath,
 		  const char *content_type, const void *data, size_t len,
 		  char *err, size_t errlen);
+/*
+ * An object too big to hold whole (a 3 M-node profile's JSON is 70 MB):
+ * opened, written a piece at a time, ended, and only then committed, when
+ * it appears under relpath (and copy, if not NULL) as a put would: all or
+ * nothing.  An ended stage holds no descriptor, so a run may end many
+ * before it commits any.  Open returns NULL with a message in err; write
+ * returns 0 or -1 with errno (it fits membuf_init_drained); end and commit
+ * return 0 or -1 with a message; commit and abort free the stage, and
+ * abort (of NULL too) leaves nothing behind.
+ */
+struct sink_stage;
+struct sink_stage *sink_stage_open(struct sink *s, const char *relpath,
+				   const char *content_type, char *err, size_t errlen);
+int sink_stage_write(void *stage, const void *data, size_t len);
+int sink_stage_end(struct sink_stage *st, char *err, size_t errlen);
+int sink_stage_commit(struct sink_stage *st, const char *copy, char *err, size_t errlen);
+void sink_stage_abort(struct sink_stage *st);
+
 /* Read back an object (at most SINK_GET_MAX bytes: only index.json is
  * read back, and a bigger one is not ours); -1 when absent, too large or
  * the sink cannot read.  The S3 sink

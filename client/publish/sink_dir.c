@@ -84,53 +84,194 @@ walk_dirs(int base, const char *relpath, int create, const char **leaf)
 }
 
 
+/*
+ * A stage is a temporary file beside its final name.  Its descriptor
+ * lives from open to end only: a run ends every output it renders before
+ * it commits any, and there may be thousands.
+ */
+struct dir_stage {
+	struct dir_sink	*d;
+	char		*relpath;
+	char		tmp[300];
+	int		fd;
+	off_t		written;
+};
+
+static void
+stage_fail(struct dir_stage *st, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot %s %s/%s: %s", what, st->d->base.target, st->relpath,
+		 strerror(errno));
+}
+
+static int
+dir_stage_open(struct sink *s, const char *relpath, void **impl, char *err, size_t errlen)
+{
+	struct dir_sink		*d = (struct dir_sink *)s;
+	struct dir_stage	*st = calloc(1, sizeof(*st));
+	const char		*leaf;
+	int			dfd, saved;
+
+	if (st == NULL || (st->relpath = strdup(relpath)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(st);
+		return -1;
+	}
+	st->d = d;
+	st->fd = -1;
+	if ((dfd = walk_dirs(d->dirfd, relpath, 1, &leaf)) < 0) {
+		stage_fail(st, "create directories for", err, errlen);
+		goto fail;
+	}
+	snprintf(st->tmp, sizeof(st->tmp), ".%.200s.tmp.%d.%lu", leaf, (int)getpid(),
+		 tmp_counter++);
+	st->fd = openat(dfd, st->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0644);
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	if (st->fd < 0) {
+		stage_fail(st, "write", err, errlen);
+		goto fail;
+	}
+	*impl = st;
+	return 0;
+fail:
+	free(st->relpath);
+	free(st);
+	return -1;
+}
+
+/*
+ * Writeback of each piece starts as it is written: the fsync at the end
+ * then waits for the last piece, not for 70 MB (40 ms here).  Only a
+ * hint, so its failure is not one.
+ */
+static int
+dir_stage_write(void *impl, const void *data, size_t len)
+{
+	struct dir_stage	*st = impl;
+
+	if (write_all(st->fd, data, len) < 0)
+		return -1;
+	(void)sync_file_range(st->fd, st->written, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	st->written += (off_t)len;
+	return 0;
+}
+
+static int
+dir_stage_end(void *impl, char *err, size_t errlen)
+{
+	struct dir_stage	*st = impl;
+	int			sts = fsync(st->fd);
+
+	if (close(st->fd) < 0)
+		sts = -1;
+	st->fd = -1;
+	if (sts < 0)
+		stage_fail(st, "write", err, errlen);
+	return sts;
+}
+
+/* Remove the temporary file (of a stage that did not commit) and free. */
+static void
+dir_stage_abort(void *impl)
+{
+	struct dir_stage	*st = impl;
+	const char		*leaf;
+	int			dfd, saved = errno;
+
+	if (st->fd >= 0)
+		close(st->fd);
+	if ((dfd = walk_dirs(st->d->dirfd, st->relpath, 0, &leaf)) >= 0) {
+		unlinkat(dfd, st->tmp, 0);
+		close(dfd);
+	}
+	free(st->relpath);
+	free(st);
+	errno = saved;
+}
+
+/* The ended file renamed over its final name; the directory fsync'd so
+ * that the rename is durable (nothing to undo if that fails). */
+static int
+dir_stage_commit(void *impl, char *err, size_t errlen)
+{
+	struct dir_stage	*st = impl;
+	const char		*leaf;
+	int			dfd;
+
+	if ((dfd = walk_dirs(st->d->dirfd, st->relpath, 0, &leaf)) < 0 ||
+	    renameat(dfd, st->tmp, dfd, leaf) < 0) {
+		stage_fail(st, "write", err, errlen);
+		if (dfd >= 0)
+			close(dfd);
+		dir_stage_abort(st);
+		return -1;
+	}
+	fsync(dfd);
+	close(dfd);
+	free(st->relpath);
+	free(st);
+	return 0;
+}
+
 static int
 dir_put(struct sink *s, const char *relpath, const char *content_type,
 	const void *data, size_t len, char *err, size_t errlen)
 {
-	struct dir_sink	*d = (struct dir_sink *)s;
-	const char	*leaf;
-	char		tmp[300];
-	int		dfd, fd, saved;
+	void	*st;
 
 	(void)content_type;	/* a web server derives it from the suffix */
-	if ((dfd = walk_dirs(d->dirfd, relpath, 1, &leaf)) < 0) {
-		snprintf(err, errlen, "cannot create directories for %s/%s: %s",
-			 s->target, relpath, strerror(errno));
+	if (dir_stage_open(s, relpath, &st, err, errlen) < 0)
+		return -1;
+	if (dir_stage_write(st, data, len) < 0) {
+		stage_fail(st, "write", err, errlen);
+		dir_stage_abort(st);
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), ".%.200s.tmp.%d.%lu", leaf, (int)getpid(), tmp_counter++);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto fail;
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-		goto fail_unlink;
+	if (dir_stage_end(st, err, errlen) < 0) {
+		dir_stage_abort(st);
+		return -1;
 	}
-	if (close(fd) < 0 || renameat(dfd, tmp, dfd, leaf) < 0)
-		goto fail_unlink;
-	fsync(dfd);	/* make the rename durable; nothing to undo if it fails */
-	close(dfd);
-	return 0;
+	return dir_stage_commit(st, err, errlen);
+}
 
-fail_unlink:
+/* relpath as a copy of from's bytes, where hard links are refused. */
+static int
+copy_bytes(struct sink *s, int sfd, const char *src, const char *relpath)
+{
+	char	buf[1 << 16], err[256];
+	void	*st;
+	ssize_t	n;
+	int	fd = openat(sfd, src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), saved;
+
+	if (fd < 0 || dir_stage_open(s, relpath, &st, err, sizeof(err)) < 0) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0 && dir_stage_write(st, buf, (size_t)n) == 0)
+		;
 	saved = errno;
-	unlinkat(dfd, tmp, 0);
-	errno = saved;
-fail:
-	snprintf(err, errlen, "cannot write %s/%s: %s", s->target, relpath, strerror(errno));
-	close(dfd);
-	return -1;
+	close(fd);
+	if (n != 0 || dir_stage_end(st, err, sizeof(err)) < 0) {
+		dir_stage_abort(st);
+		errno = n != 0 ? saved : EIO;
+		return -1;
+	}
+	return dir_stage_commit(st, err, sizeof(err));
 }
 
 /*
  * relpath as a second name of from's file: the data was fsync'd by its
  * put, so only the new name must be made durable.  Files here are only
  * ever replaced by rename, never changed in place, so two names of one
- * file are as good as two copies.  -1 (the caller puts the bytes) where
- * the file system has no hard links.
+ * file are as good as two copies.  Where the file system has no hard
+ * links, a copy of the bytes: a staged output is no longer in memory to
+ * be put again.
  */
 static int
 dir_copy(struct sink *s, const char *from, const char *relpath)
@@ -138,7 +279,7 @@ dir_copy(struct sink *s, const char *from, const char *relpath)
 	struct dir_sink	*d = (struct dir_sink *)s;
 	const char	*src, *leaf;
 	char		tmp[300];
-	int		sfd, dfd, sts = -1;
+	int		sfd, dfd, sts = -1, saved;
 
 	if ((sfd = walk_dirs(d->dirfd, from, 0, &src)) < 0)
 		return -1;
@@ -151,10 +292,14 @@ dir_copy(struct sink *s, const char *from, const char *relpath)
 				sts = 0;
 			} else
 				unlinkat(dfd, tmp, 0);
-		}
+		} else if (errno == EPERM || errno == EXDEV || errno == EOPNOTSUPP ||
+			   errno == EMLINK)
+			sts = copy_bytes(s, sfd, src, relpath);
 		close(dfd);
 	}
+	saved = errno;
 	close(sfd);
+	errno = saved;
 	return sts;
 }
 
@@ -231,7 +376,11 @@ dir_unlock(struct sink *s)
 }
 
 static const struct sink_ops dir_ops = {
-	dir_put, dir_get, dir_close, dir_lock, dir_unlock, dir_copy,
+	.put = dir_put, .get = dir_get, .close = dir_close,
+	.lock = dir_lock, .unlock = dir_unlock, .copy = dir_copy,
+	.stage_open = dir_stage_open, .stage_write = dir_stage_write,
+	.stage_end = dir_stage_end, .stage_commit = dir_stage_commit,
+	.stage_abort = dir_stage_abort,
 };
 
 /* mkdir -p: DIR may be new, its parents too. */

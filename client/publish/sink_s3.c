@@ -296,7 +296,7 @@ s3_close(struct sink *base)
 	return files;
 }
 
-static const struct sink_ops s3_ops = { s3_put, s3_get, s3_close, NULL, NULL, NULL };
+static const struct sink_ops s3_ops = { .put = s3_put, .get = s3_get, .close = s3_close };
 
 /* Config, spool and client: what both the sink and --flush need. */
 static int

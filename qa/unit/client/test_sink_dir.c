@@ -1,14 +1,33 @@
 /*
  * test_sink_dir.c - safe names and the directory sink: hostile names never
  * leave DIR, symlinks planted inside DIR are not followed, writes replace
- * whole files and leave no temporary files behind.
+ * whole files and leave no temporary files behind.  Staged objects are
+ * seen only once committed, and leave nothing when aborted; a sink
+ * without stages of its own gets them by holding the bytes.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "unit.h"
 #include "publish/sink.h"
+
+/* The sink's linkat is this one (the program's own symbol comes first):
+ * with no_links set it fails as on a file system without hard links. */
+static int no_links;
+
+int
+linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+	if (no_links) {
+		errno = EPERM;
+		return -1;
+	}
+	return (int)syscall(SYS_linkat, olddirfd, oldpath, newdirfd, newpath, flags);
+}
 
 static void
 test_safe_name(void)
@@ -143,6 +162,121 @@ test_dir_sink(void)
 }
 
 static void
+test_dir_stages(void)
+{
+	char			base[] = "/tmp/test_sink_stage.XXXXXX", path[512], err[256];
+	char			*data = NULL;
+	size_t			len = 0;
+	struct sink		*s;
+	struct sink_stage	*st, *gone;
+	struct stat		sb;
+
+	CHECK(mkdtemp(base) != NULL);
+	if ((s = sink_open(base, NULL, err, sizeof(err))) == NULL) {
+		CHECK(s != NULL);
+		return;
+	}
+	CHECK_INT(sink_put(s, "h/p/latest.json", "application/json", "old", 3, err, sizeof(err)), 0);
+	st = sink_stage_open(s, "h/p/a.json", "application/json", err, sizeof(err));
+	gone = sink_stage_open(s, "h/p/b.json", "application/json", err, sizeof(err));
+	CHECK(st != NULL && gone != NULL);
+	if (st == NULL || gone == NULL)
+		return;
+	CHECK_INT(sink_stage_write(st, "{\"a\":", 5), 0);
+	CHECK_INT(sink_stage_write(st, "1}", 2), 0);
+	CHECK_INT(sink_stage_write(gone, "half", 4), 0);
+	CHECK_INT(sink_stage_end(st, err, sizeof(err)), 0);
+	/* ended, not committed: the old object, and no new name */
+	CHECK_INT(sink_get(s, "h/p/a.json", &data, &len), -1);
+	CHECK_INT(sink_get(s, "h/p/latest.json", &data, &len), 0);
+	CHECK_STR(data, "old");
+	free(data);
+	CHECK_INT(sink_stage_commit(st, "h/p/latest.json", err, sizeof(err)), 0);
+	CHECK_INT(sink_get(s, "h/p/latest.json", &data, &len), 0);
+	CHECK_STR(data, "{\"a\":1}");
+	free(data);
+	snprintf(path, sizeof(path), "%s/h/p/a.json", base);
+	CHECK(stat(path, &sb) == 0 && sb.st_nlink == 2);	/* latest: a link */
+	sink_stage_abort(gone);
+	sink_stage_abort(NULL);
+	snprintf(path, sizeof(path), "%s/h/p", base);
+	CHECK_INT(count_entries(path), 2);	/* a.json, latest.json: no b, no temporaries */
+
+	/* no hard links here: latest is a copy of the committed file's bytes */
+	no_links = 1;
+	st = sink_stage_open(s, "h/p/c.json", "application/json", err, sizeof(err));
+	CHECK(st != NULL);
+	if (st != NULL) {
+		CHECK_INT(sink_stage_write(st, "[2]", 3), 0);
+		CHECK_INT(sink_stage_end(st, err, sizeof(err)), 0);
+		CHECK_INT(sink_stage_commit(st, "h/p/latest.json", err, sizeof(err)), 0);
+	}
+	no_links = 0;
+	CHECK_INT(sink_get(s, "h/p/latest.json", &data, &len), 0);
+	CHECK_STR(data, "[2]");
+	free(data);
+	snprintf(path, sizeof(path), "%s/h/p/latest.json", base);
+	CHECK(stat(path, &sb) == 0 && sb.st_nlink == 1);
+	snprintf(path, sizeof(path), "%s/h/p", base);
+	CHECK_INT(count_entries(path), 3);	/* a, c, latest */
+
+	/* a hostile name is refused at open, before any byte */
+	CHECK(sink_stage_open(s, "../out", "text/plain", err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "../out") != NULL);
+	sink_close(s);
+	snprintf(path, sizeof(path), "rm -rf %s", base);
+	CHECK_INT(system(path), 0);
+}
+
+/* A sink with a put and nothing else, as the S3 sink is. */
+struct put_only {
+	struct sink	base;
+	char		last[64], data[64];
+	int		puts;
+};
+
+static int
+put_only_put(struct sink *s, const char *relpath, const char *content_type,
+	     const void *data, size_t len, char *err, size_t errlen)
+{
+	struct put_only	*p = (struct put_only *)s;
+
+	(void)content_type;
+	(void)err;
+	(void)errlen;
+	p->puts++;
+	snprintf(p->last, sizeof(p->last), "%s", relpath);
+	snprintf(p->data, sizeof(p->data), "%.*s", (int)len, (const char *)data);
+	return 0;
+}
+
+static void
+test_held_stages(void)
+{
+	static const struct sink_ops	ops = { .put = put_only_put };
+	struct put_only			p = { .base = { &ops, (char *)"mem" } };
+	struct sink_stage		*st;
+	char				err[128];
+
+	st = sink_stage_open(&p.base, "h/p/a.svg", "image/svg+xml", err, sizeof(err));
+	CHECK(st != NULL);
+	if (st == NULL)
+		return;
+	CHECK_INT(sink_stage_write(st, "<svg", 4), 0);
+	CHECK_INT(sink_stage_write(st, "/>", 2), 0);
+	CHECK_INT(sink_stage_end(st, err, sizeof(err)), 0);
+	CHECK_INT(p.puts, 0);			/* nothing seen before the commit */
+	CHECK_INT(sink_stage_commit(st, "h/p/latest.svg", err, sizeof(err)), 0);
+	CHECK_INT(p.puts, 2);			/* the object, then its copy */
+	CHECK_STR(p.last, "h/p/latest.svg");
+	CHECK_STR(p.data, "<svg/>");
+	st = sink_stage_open(&p.base, "h/p/b.svg", "image/svg+xml", err, sizeof(err));
+	CHECK_INT(sink_stage_write(st, "x", 1), 0);
+	sink_stage_abort(st);
+	CHECK_INT(p.puts, 2);
+}
+
+static void
 test_s3_dispatch(void)
 {
 	char		err[256] = "";
@@ -162,6 +296,8 @@ main(void)
 {
 	test_safe_name();
 	test_dir_sink();
+	test_dir_stages();
+	test_held_stages();
 	test_s3_dispatch();
 	return unit_report("test_sink_dir");
 }
