@@ -89,6 +89,23 @@ membuf_room_grow(struct membuf *b, size_t n)
 void
 membuf_append(struct membuf *b, const void *data, size_t len)
 {
+	/* drained: a piece of many chunks (another buffer's text) goes
+	 * straight to the drain a chunk at a time, not through a buffer grown
+	 * to hold it */
+	if (b->drain != NULL && len >= b->cap && membuf_drain(b) == 0) {
+		const char	*p = data;
+		size_t		n;
+
+		for (; len > 0; p += n, len -= n) {
+			n = len < b->cap ? len : b->cap;
+			if (b->drain(b->drain_arg, p, n) < 0) {
+				b->drain_errno = errno ? errno : EIO;
+				b->failed = 1;
+				return;
+			}
+		}
+		return;
+	}
 	if (membuf_reserve(b, len) < 0)
 		return;
 	memcpy(b->data + b->len, data, len);

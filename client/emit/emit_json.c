@@ -21,6 +21,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
@@ -134,8 +136,9 @@ function_values(const struct flame_tree *t, struct membuf *out)
 	membuf_puts(out, "]},");
 }
 
+/* Node rows [from, to), each after a comma but the table's first. */
 static int
-node_values(const struct flame_tree *t, struct membuf *out)
+node_rows(const struct flame_tree *t, size_t from, size_t to, struct membuf *out)
 {
 	struct flame_walk	*w = flame_walk_new(t);
 	const struct flame_node	*x;
@@ -143,9 +146,7 @@ node_values(const struct flame_tree *t, struct membuf *out)
 
 	if (w == NULL)
 		return -ENOMEM;
-	membuf_puts(out, "\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
-		    "\"self_value\",\"total_value\"");
-	membuf_puts(out, diff ? BASE_COLUMNS "],\"values\":[" : "],\"values\":[");
+	flame_walk_part(w, from, to);
 	while ((x = flame_walk_next(w)) != NULL && !out->failed) {
 		uint64_t cols[6] = {
 			x->function, x->parent < 0 ? UINT64_MAX : (uint64_t)x->parent,
@@ -154,9 +155,59 @@ node_values(const struct flame_tree *t, struct membuf *out)
 
 		put_row(out, x->id ? "," : "", cols, diff ? 6 : 4);
 	}
-	membuf_puts(out, "]}");
 	flame_walk_free(w);
 	return 0;
+}
+
+struct rows_job {
+	const struct flame_tree	*t;
+	size_t			from, to;
+	struct membuf		out;
+	int			sts;
+};
+
+static void *
+rows_job_run(void *arg)
+{
+	struct rows_job	*j = arg;
+
+	/* room for rows of about 22 bytes, so the buffer is not copied as
+	 * it doubles */
+	membuf_room(&j->out, (j->to - j->from) * 24);
+	j->sts = node_rows(j->t, j->from, j->to, &j->out);
+	return NULL;
+}
+
+/* Trees this big write their second half's rows on a thread, into
+ * memory, while this thread writes the first half: the node table is
+ * most of a big JSON's time (a 3 M-node table: 70 MB, 0.1 s). */
+#define SPLIT_NODES	(64 * 1024)
+
+static int
+node_values(const struct flame_tree *t, struct membuf *out)
+{
+	size_t		n = flame_tree_nnodes(t);
+	struct rows_job	second = { t, n / 2, n, { 0 }, 0 };
+	pthread_t	thread;
+	bool		split = n >= SPLIT_NODES &&
+				pthread_create(&thread, NULL, rows_job_run, &second) == 0;
+	int		sts;
+
+	membuf_puts(out, "\"node_values\":{\"columns\":[\"function_id\",\"parent_node_id\","
+		    "\"self_value\",\"total_value\"");
+	membuf_puts(out, flame_tree_has_baseline(t) ? BASE_COLUMNS "],\"values\":[" :
+		    "],\"values\":[");
+	sts = node_rows(t, 0, split ? n / 2 : n, out);
+	if (split) {
+		pthread_join(thread, NULL);
+		if (sts == 0 && (sts = second.sts) == 0 && second.out.failed)
+			sts = -ENOMEM;
+		if (sts == 0)
+			membuf_append(out, second.out.data, second.out.len);
+		membuf_free(&second.out);
+	}
+	membuf_puts(out, "]}");
+	return sts;
 }
 
 int

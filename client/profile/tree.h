@@ -117,6 +117,9 @@ struct flame_walk;
 
 struct flame_walk *flame_walk_new(const struct flame_tree *t);
 const struct flame_node *flame_walk_next(struct flame_walk *w);
+/* Make w (new) walk only the nodes with ids [from, to), each as the whole
+ * walk gives it: a part of a walk split among threads. */
+void flame_walk_part(struct flame_walk *w, size_t from, size_t to);
 void flame_walk_free(struct flame_walk *w);
 
 /* DeepFlow's function type from a frame name; is_root marks path[0]. */

@@ -13,6 +13,7 @@ struct flame_walk {
 	size_t			k;		/* the stack being walked */
 	uint32_t		depth;		/* the next node's depth in it */
 	uint32_t		next_id;
+	uint32_t		end_id;		/* the first node not handed out */
 	uint32_t		*node_at;	/* node id by depth, on the current path */
 	uint32_t		*end_at;	/* by depth: the first stack past its subtree */
 	struct flame_node	node;
@@ -32,6 +33,7 @@ flame_walk_new(const struct flame_tree *t)
 	}
 	w->t = t;
 	w->k = SIZE_MAX;	/* no stack entered yet */
+	w->end_id = (uint32_t)t->nnodes;
 	return w;
 }
 
@@ -65,6 +67,46 @@ enter_stack(struct flame_walk *w, size_t k)
 	w->depth = s->lcp;
 }
 
+/*
+ * The part [from, to) of the walk.  Stack k holds node from; its nodes
+ * above depth lcp are its own, those below are the last nodes that the
+ * stacks before it made at each depth: going back, the first stack whose
+ * lcp is under a depth made that depth's node (those after it share it).
+ */
+void
+flame_walk_part(struct flame_walk *w, size_t from, size_t to)
+{
+	const struct flame_tree	*t = w->t;
+	size_t			lo = 0, hi = t->nstacks, k, j;
+	uint32_t		need, d;
+
+	w->end_id = (uint32_t)(to < t->nnodes ? to : t->nnodes);
+	if (from >= w->end_id) {
+		w->next_id = w->end_id;
+		return;
+	}
+	while (hi - lo > 1) {		/* the last stack whose first node <= from */
+		size_t	mid = lo + (hi - lo) / 2;
+
+		if (t->stacks[mid].first <= from)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	k = lo;
+	need = t->stacks[k].lcp;
+	for (j = k; need > 0 && j-- > 0; )
+		while (need > t->stacks[j].lcp) {
+			need--;
+			w->node_at[need] = (uint32_t)(t->stacks[j].first + need - t->stacks[j].lcp);
+		}
+	enter_stack(w, k);
+	for (d = t->stacks[k].lcp; d < t->stacks[k].lcp + (from - t->stacks[k].first); d++)
+		w->node_at[d] = (uint32_t)(t->stacks[k].first + d - t->stacks[k].lcp);
+	w->depth = d;
+	w->next_id = (uint32_t)from;
+}
+
 const struct flame_node *
 flame_walk_next(struct flame_walk *w)
 {
@@ -74,6 +116,8 @@ flame_walk_next(struct flame_walk *w)
 	uint32_t		d;
 	size_t			end;
 
+	if (w->next_id >= w->end_id)
+		return NULL;
 	if (w->k == SIZE_MAX || w->depth == t->stacks[w->k].len) {
 		size_t next = w->k == SIZE_MAX ? 0 : w->k + 1;
 

@@ -4,6 +4,7 @@
  * the profiles of its kind: flame trees, or a host's heat map.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,18 +286,47 @@ describe(const struct output_context *c, const struct profile *p, const struct d
 	return sub->failed || desc->failed ? -1 : 0;
 }
 
+/* One format of one profile, rendered on a thread of its own. */
+struct render_job {
+	struct output_context		*c;
+	const struct profile		*p;
+	const struct data_gap		*g;
+	size_t				ng;
+	const struct output_format	*fmt;
+	struct membuf			*buf;
+	int				sts;
+	pthread_t			thread;
+	bool				threaded;
+};
+
+static void *
+render_job_run(void *arg)
+{
+	struct render_job	*j = arg;
+
+	j->sts = j->fmt == &view_format ? j->c->view(j->c->view_arg, j->p, j->g, j->ng, j->buf) :
+		 j->fmt->render(j->p, &j->c->emit, j->buf);
+	if (j->sts == 0)
+		membuf_drain(j->buf);
+	return NULL;
+}
+
 /*
  * Render p in each of its formats into bufs[0..nf) (set up by the caller,
- * drained or not); g[0..ng) its gaps.  A drained buffer is drained last.
+ * drained or not); g[0..ng) its gaps.  The formats read the finished tree
+ * and write their own buffer, so each but the first renders on a thread:
+ * svg,json takes the JSON's time, not the sum.  The view reads its
+ * source, so it keeps to this thread.
  */
 static int
 render_all(struct output_context *c, const struct profile *p, const struct data_gap *g,
 	   size_t ng, const struct output_format *const *fmts, size_t nf, struct membuf *bufs,
 	   char *err, size_t errlen)
 {
-	struct membuf	sub, desc;
-	size_t		f;
-	int		sts;
+	struct render_job	jobs[OUTPUT_MAX_FORMATS];
+	struct membuf		sub, desc;
+	size_t			f;
+	int			sts;
 
 	membuf_init(&sub);
 	membuf_init(&desc);
@@ -305,18 +335,27 @@ render_all(struct output_context *c, const struct profile *p, const struct data_
 	c->emit.subtitle = sub.data;
 	c->emit.description = ng > 0 ? desc.data : NULL;
 	for (f = 0; f < nf && sts == 0; f++) {
-		sts = fmts[f] == &view_format ? c->view(c->view_arg, p, g, ng, &bufs[f]) :
-		      fmts[f]->render(p, &c->emit, &bufs[f]);
-		if (sts == 0)
-			membuf_drain(&bufs[f]);
+		jobs[f] = (struct render_job){ .c = c, .p = p, .g = g, .ng = ng,
+					       .fmt = fmts[f], .buf = &bufs[f] };
+		jobs[f].threaded = f > 0 && fmts[f] != &view_format &&
+				   pthread_create(&jobs[f].thread, NULL, render_job_run,
+						  &jobs[f]) == 0;
+	}
+	for (f = 0; f < nf && sts == 0; f++) {
+		if (jobs[f].threaded)
+			pthread_join(jobs[f].thread, NULL);
+		else
+			render_job_run(&jobs[f]);
+	}
+	for (f = 0; f < nf && sts == 0; f++) {
 		if (bufs[f].drain_errno != 0) {
 			snprintf(err, errlen, "cannot write %s of %s on %s: %s", fmts[f]->name,
 				 p->name, p->host, strerror(bufs[f].drain_errno));
 			sts = -1;
-		} else if (sts < 0 || bufs[f].failed) {
+		} else if (jobs[f].sts < 0 || bufs[f].failed) {
 			snprintf(err, errlen, "cannot render %s of %s on %s: %s",
 				 fmts[f]->name, p->name, p->host,
-				 strerror(sts < 0 ? -sts : ENOMEM));
+				 strerror(jobs[f].sts < 0 ? -jobs[f].sts : ENOMEM));
 			sts = -1;
 		}
 	}

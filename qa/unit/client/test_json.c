@@ -204,6 +204,73 @@ test_parse_back(void)
 	free(text);
 }
 
+static int
+collect(void *arg, const void *data, size_t len)
+{
+	membuf_append(arg, data, len);
+	return 0;
+}
+
+/* A tree big enough that the node table is written in two halves, the
+ * second on a thread: every row is the walk's node, in order, drained in
+ * small chunks or held whole alike. */
+static void
+test_split_table(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	struct membuf		whole, drained, chunks;
+	struct flame_walk	*w;
+	const struct flame_node	*x;
+	cJSON			*doc, *rows;
+	char			names[8][16];
+	const char		*path[8];
+	uint32_t		r = 99;
+	size_t			i, d, bad = 0;
+
+	for (d = 0; d < 8; d++)
+		path[d] = names[d];
+	for (i = 0; i < 20000; i++) {
+		for (d = 0; d < 8; d++) {
+			r = r * 1103515245u + 12345u;
+			snprintf(names[d], sizeof(names[d]), "f%u", (r >> 16) % (d < 2 ? 5 : 60));
+		}
+		flame_tree_add(t, path, 8, i % 3 + 1, (i % 3 + 1) * 10101);
+	}
+	CHECK_INT(flame_tree_finish(t), 0);
+	CHECK(flame_tree_nnodes(t) > 64 * 1024);
+	membuf_init(&whole);
+	membuf_init(&chunks);
+	CHECK_INT(emit_json(t, NULL, &whole), 0);
+	CHECK_INT(membuf_init_drained(&drained, 4096, collect, &chunks), 0);
+	CHECK_INT(emit_json(t, NULL, &drained), 0);
+	CHECK_INT(membuf_drain(&drained), 0);
+	CHECK_INT(chunks.len, whole.len);
+	CHECK(chunks.data != NULL && memcmp(chunks.data, whole.data, whole.len) == 0);
+	doc = cJSON_Parse(whole.data);
+	rows = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "result"),
+						       "node_values"), "values");
+	CHECK_INT(cJSON_GetArraySize(rows), flame_tree_nnodes(t));
+	w = flame_walk_new(t);
+	for (i = 0; w != NULL && (x = flame_walk_next(w)) != NULL; i++) {
+		cJSON	*row = cJSON_GetArrayItem(rows, (int)i);
+
+		if (row == NULL ||
+		    cJSON_GetArrayItem(row, 0)->valuedouble != x->function ||
+		    cJSON_GetArrayItem(row, 1)->valuedouble != x->parent ||
+		    cJSON_GetArrayItem(row, 2)->valuedouble != (double)x->self_us ||
+		    cJSON_GetArrayItem(row, 3)->valuedouble != (double)x->total_us)
+			bad++;
+	}
+	CHECK_INT(i, flame_tree_nnodes(t));
+	CHECK_INT(bad, 0);
+	flame_walk_free(w);
+	cJSON_Delete(doc);
+	membuf_free(&whole);
+	membuf_free(&drained);
+	membuf_free(&chunks);
+	flame_tree_free(t);
+}
+
 int
 main(void)
 {
@@ -214,5 +281,6 @@ main(void)
 	test_event_type();
 	test_empty();
 	test_parse_back();
+	test_split_table();
 	return unit_report("test_json");
 }

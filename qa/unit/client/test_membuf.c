@@ -68,16 +68,22 @@ test_drained(void)
 	CHECK(c.largest < 64);
 	CHECK_INT(drained.failed, 0);
 
-	/* a piece bigger than the chunk grows the buffer once, and is whole */
+	/* a piece of many chunks (another buffer's text) goes to the drain
+	 * a chunk at a time, after what was held, without growing the buffer */
 	membuf_reset(&c.all);
+	c.largest = 0;
 	{
 		char	big[200];
+		size_t	cap = drained.cap;
 
 		memset(big, 'x', sizeof(big));
 		membuf_append(&drained, "head", 4);
 		membuf_append(&drained, big, sizeof(big));
 		CHECK_INT(membuf_drain(&drained), 0);
 		CHECK_INT(c.all.len, 204);
+		CHECK(c.all.data != NULL && memcmp(c.all.data, "headxxx", 7) == 0);
+		CHECK(c.largest <= cap);
+		CHECK_INT(drained.cap, cap);
 	}
 	membuf_free(&drained);
 	membuf_free(&whole);

@@ -319,6 +319,87 @@ test_many_stacks(void)
 	flame_tree_free(t);
 }
 
+/* A tree of stacks of 1 to 9 frames over few names, so that shared
+ * prefixes and subtrees come in every length. */
+static struct flame_tree *
+ragged_tree(int nstacks)
+{
+	struct flame_tree	*t = flame_tree_new();
+	char			names[9][8];
+	const char		*path[9];
+	uint32_t		x = 777;
+	int			i, d, len;
+
+	for (d = 0; d < 9; d++)
+		path[d] = names[d];
+	for (i = 0; i < nstacks; i++) {
+		x = x * 1103515245u + 12345u;
+		len = 1 + (int)((x >> 16) % 9);
+		for (d = 0; d < len; d++) {
+			x = x * 1103515245u + 12345u;
+			snprintf(names[d], sizeof(names[d]), "f%u", (x >> 16) % 3);
+		}
+		CHECK_INT(flame_tree_add(t, path, (size_t)len, (uint64_t)i % 5 + 1, 10), 0);
+	}
+	CHECK_INT(flame_tree_finish(t), 0);
+	return t;
+}
+
+/* Nodes [from, to) of a part walk, each equal to the whole walk's. */
+static size_t
+part_mismatches(const struct flame_tree *t, const struct flame_node *all, size_t from, size_t to)
+{
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*n;
+	size_t			id = from, bad = 0;
+
+	if (w == NULL)
+		return 1;
+	flame_walk_part(w, from, to);
+	while ((n = flame_walk_next(w)) != NULL) {
+		const struct flame_node	*a = &all[id++];
+
+		if (n->id != a->id || n->function != a->function || n->depth != a->depth ||
+		    n->parent != a->parent || n->total_samples != a->total_samples ||
+		    n->self_samples != a->self_samples || n->total_us != a->total_us)
+			bad++;
+	}
+	flame_walk_free(w);
+	if (to > flame_tree_nnodes(t))
+		to = flame_tree_nnodes(t);
+	return bad + (id != (to < from ? from : to));
+}
+
+/* A walk split anywhere, in any number of parts, gives the whole walk's
+ * nodes: each part finds its ancestors from the stacks before it. */
+static void
+test_walk_parts(void)
+{
+	struct flame_tree	*t = ragged_tree(3000);
+	struct flame_walk	*w = flame_walk_new(t);
+	const struct flame_node	*n;
+	struct flame_node	*all;
+	size_t			nn = flame_tree_nnodes(t), i, bad = 0, k;
+
+	all = calloc(nn + 1, sizeof(*all));
+	CHECK(w != NULL && all != NULL && nn > 1000);
+	if (w == NULL || all == NULL)
+		return;
+	for (i = 0; (n = flame_walk_next(w)) != NULL; i++)
+		all[i] = *n;
+	flame_walk_free(w);
+	for (i = 0; i <= nn; i++)		/* two parts, split at every node */
+		bad += part_mismatches(t, all, 0, i) + part_mismatches(t, all, i, nn);
+	CHECK_INT(bad, 0);
+	for (k = 1; k <= 7; k++)		/* k parts */
+		for (i = 0; i < k; i++)
+			bad += part_mismatches(t, all, nn * i / k, nn * (i + 1) / k);
+	CHECK_INT(bad, 0);
+	CHECK_INT(part_mismatches(t, all, nn, nn + 5), 0);	/* past the end: nothing */
+	free(all);
+	flame_tree_free(t);
+}
+
 /* A differential tree: each stack of either side is a node; totals of
  * both columns add up; a baseline-only branch has current totals of 0;
  * --normalize scales each baseline stack by 21/18, rounding down. */
@@ -372,6 +453,7 @@ main(void)
 	test_object_leaves();
 	test_bad_calls();
 	test_many_stacks();
+	test_walk_parts();
 	test_baseline(0);
 	test_baseline(1);
 	return unit_report("test_tree");
