@@ -120,6 +120,9 @@ const struct flame_node *flame_walk_next(struct flame_walk *w);
 /* Make w (new) walk only the nodes with ids [from, to), each as the whole
  * walk gives it: a part of a walk split among threads. */
 void flame_walk_part(struct flame_walk *w, size_t from, size_t to);
+/* The functions of the nodes above the next one w hands out, root first,
+ * into functions (room for max depth + 1); their count. */
+size_t flame_walk_above(const struct flame_walk *w, uint32_t *functions);
 void flame_walk_free(struct flame_walk *w);
 
 /* DeepFlow's function type from a frame name; is_root marks path[0]. */

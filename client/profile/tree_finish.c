@@ -13,6 +13,8 @@
  * run's length (tree_walk.c).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tree_impl.h"
@@ -267,24 +269,44 @@ range_sums(struct flame_tree *t)
 	return 0;
 }
 
+/* What a part of the walk adds to each function. */
+struct function_sums {
+	uint64_t	self_samples, total_samples, self_us, total_us;
+	uint64_t	base_self_us, base_total_us;
+};
+
+struct totals_part {
+	const struct flame_tree	*t;
+	size_t			from, to;
+	struct function_sums	*sums;		/* by function id */
+	int			sts;
+};
+
 /*
  * A function's total counts each sample once even when the function recurs
  * on the path: a node adds its total only if no ancestor is the same
- * function.  on_path[f] counts f's occurrences on the current path.
+ * function.  on_path[f] counts f's occurrences on the current path, the
+ * part's first node's ancestors included.
  */
-static int
-function_totals(struct flame_tree *t)
+static void *
+sum_part(void *arg)
 {
+	struct totals_part	*p = arg;
+	const struct flame_tree	*t = p->t;
 	uint32_t		*on_path = calloc(t->nfunctions + 1, sizeof(*on_path));
 	uint32_t		*path = malloc((t->max_depth + 1) * sizeof(*path));
 	struct flame_walk	*w = flame_walk_new(t);
 	const struct flame_node	*x;
-	size_t			depth = 0;
-	int			sts = -ENOMEM;
+	size_t			depth, i;
 
-	if (on_path != NULL && path != NULL && w != NULL) {
+	p->sts = -ENOMEM;
+	if (on_path != NULL && path != NULL && w != NULL && p->sums != NULL) {
+		flame_walk_part(w, p->from, p->to);
+		depth = flame_walk_above(w, path);
+		for (i = 0; i < depth; i++)
+			on_path[path[i]]++;
 		while ((x = flame_walk_next(w)) != NULL) {
-			struct flame_function *f = &t->functions[x->function];
+			struct function_sums *f = &p->sums[x->function];
 
 			while (depth > x->depth)
 				on_path[path[--depth]]--;
@@ -298,11 +320,54 @@ function_totals(struct flame_tree *t)
 			}
 			path[depth++] = x->function;
 		}
-		sts = 0;
+		p->sts = 0;
 	}
 	flame_walk_free(w);
 	free(on_path);
 	free(path);
+	return NULL;
+}
+
+/* Trees this big sum their walk's second half on a thread. */
+#define SPLIT_NODES	(64 * 1024)
+
+static int
+function_totals(struct flame_tree *t)
+{
+	struct totals_part	part[2];
+	size_t			n = t->nnodes, nparts = n >= SPLIT_NODES ? 2 : 1, i, f;
+	pthread_t		thread;
+	bool			threaded = false;
+	int			sts = 0;
+
+	for (i = 0; i < nparts; i++)
+		part[i] = (struct totals_part){ .t = t, .from = n * i / nparts,
+						.to = n * (i + 1) / nparts,
+						.sums = calloc(t->nfunctions + 1,
+							       sizeof(*part[i].sums)) };
+	if (nparts == 2)
+		threaded = pthread_create(&thread, NULL, sum_part, &part[1]) == 0;
+	sum_part(&part[0]);
+	if (threaded)
+		pthread_join(thread, NULL);
+	else if (nparts == 2)
+		sum_part(&part[1]);
+	for (i = 0; i < nparts; i++) {
+		if (part[i].sts < 0)
+			sts = part[i].sts;
+		for (f = 0; sts == 0 && f < t->nfunctions; f++) {
+			struct flame_function		*to = &t->functions[f];
+			const struct function_sums	*from = &part[i].sums[f];
+
+			to->self_samples += from->self_samples;
+			to->total_samples += from->total_samples;
+			to->self_us += from->self_us;
+			to->total_us += from->total_us;
+			to->base_self_us += from->base_self_us;
+			to->base_total_us += from->base_total_us;
+		}
+		free(part[i].sums);
+	}
 	return sts;
 }
 

@@ -107,6 +107,18 @@ flame_walk_part(struct flame_walk *w, size_t from, size_t to)
 	w->next_id = (uint32_t)from;
 }
 
+size_t
+flame_walk_above(const struct flame_walk *w, uint32_t *functions)
+{
+	uint32_t	d;
+
+	if (w->k == SIZE_MAX || w->next_id >= w->end_id)
+		return 0;
+	for (d = 0; d < w->depth; d++)
+		functions[d] = w->t->frames[w->node_at[d]];
+	return w->depth;
+}
+
 const struct flame_node *
 flame_walk_next(struct flame_walk *w)
 {

@@ -400,6 +400,52 @@ test_walk_parts(void)
 	flame_tree_free(t);
 }
 
+/* Function totals of a tree big enough to be summed in two halves, one
+ * on a thread: equal to each stack counted once for every distinct
+ * function on it, recursion (few names, long stacks) everywhere. */
+static void
+test_split_totals(void)
+{
+	struct flame_tree	*t = flame_tree_new();
+	char			names[13][8];
+	const char		*path[13] = { "proc" };
+	uint64_t		want_total[8] = { 0 }, want_self[8] = { 0 };
+	uint32_t		x = 4242;
+	size_t			i, d, f, len, bad = 0;
+
+	for (d = 1; d < 13; d++)
+		path[d] = names[d];
+	for (i = 0; i < 30000; i++) {
+		unsigned	seen = 0, id = 0;
+
+		x = x * 1103515245u + 12345u;
+		len = 4 + (x >> 16) % 9;
+		for (d = 1; d <= len; d++) {
+			x = x * 1103515245u + 12345u;
+			id = (x >> 16) % 8;
+			snprintf(names[d], sizeof(names[d]), "g%u", id);
+			if (!(seen & 1u << id))
+				want_total[id] += i % 4 + 1;
+			seen |= 1u << id;
+		}
+		want_self[id] += i % 4 + 1;
+		CHECK_INT(flame_tree_add(t, path, len + 1, i % 4 + 1, 0), 0);
+	}
+	CHECK_INT(flame_tree_finish(t), 0);
+	CHECK(flame_tree_nnodes(t) > 64 * 1024);
+	CHECK_INT(flame_tree_nfunctions(t), 9);		/* proc, g0 .. g7 */
+	for (f = 1; f < flame_tree_nfunctions(t); f++) {
+		const struct flame_function *fn = flame_tree_function(t, f);
+		unsigned	id = (unsigned)atoi(fn->name + 1);
+
+		if (fn->name[0] != 'g' || id > 7 || fn->total_samples != want_total[id] ||
+		    fn->self_samples != want_self[id])
+			bad++;
+	}
+	CHECK_INT(bad, 0);
+	flame_tree_free(t);
+}
+
 /* A differential tree: each stack of either side is a node; totals of
  * both columns add up; a baseline-only branch has current totals of 0;
  * --normalize scales each baseline stack by 21/18, rounding down. */
@@ -454,6 +500,7 @@ main(void)
 	test_bad_calls();
 	test_many_stacks();
 	test_walk_parts();
+	test_split_totals();
 	test_baseline(0);
 	test_baseline(1);
 	return unit_report("test_tree");
