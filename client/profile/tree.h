@@ -118,7 +118,10 @@ struct flame_walk;
 struct flame_walk *flame_walk_new(const struct flame_tree *t);
 const struct flame_node *flame_walk_next(struct flame_walk *w);
 /* Make w (new) walk only the nodes with ids [from, to), each as the whole
- * walk gives it: a part of a walk split among threads. */
+ * walk gives it: a part of a walk split among threads, worth it from
+ * FLAME_WALK_SPLIT nodes (about 1 ms of walking; a thread's start and
+ * join take about 50 µs here). */
+#define FLAME_WALK_SPLIT	(64 * 1024)
 void flame_walk_part(struct flame_walk *w, size_t from, size_t to);
 /* The functions of the nodes above the next one w hands out, root first,
  * into functions (room for max depth + 1); their count. */

@@ -328,14 +328,12 @@ sum_part(void *arg)
 	return NULL;
 }
 
-/* Trees this big sum their walk's second half on a thread. */
-#define SPLIT_NODES	(64 * 1024)
-
+/* A big tree sums its walk's second half on a thread. */
 static int
 function_totals(struct flame_tree *t)
 {
 	struct totals_part	part[2];
-	size_t			n = t->nnodes, nparts = n >= SPLIT_NODES ? 2 : 1, i, f;
+	size_t			n = t->nnodes, nparts = n >= FLAME_WALK_SPLIT ? 2 : 1, i, f;
 	pthread_t		thread;
 	bool			threaded = false;
 	int			sts = 0;
