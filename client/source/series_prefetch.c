@@ -43,12 +43,14 @@ ask_all(void *arg)
 	for (int i = 0; i < p->n; i++) {
 		struct job	*j = &p->jobs[i];
 		cJSON		*answer;
+		bool		stop;
 
 		pthread_mutex_lock(&p->lock);
 		while (!p->stop && i - p->taken >= AHEAD)
 			pthread_cond_wait(&p->cond, &p->lock);
+		stop = p->stop;		/* read under the lock: stop() writes it */
 		pthread_mutex_unlock(&p->lock);
-		if (p->stop)
+		if (stop)
 			break;
 		answer = series_rest_get(p->rest, "values", j->query, j->err, sizeof(j->err));
 		pthread_mutex_lock(&p->lock);
