@@ -46,16 +46,24 @@ membuf_init_drained(struct membuf *b, size_t chunk,
 	return 0;
 }
 
+/* One piece to the drain; its failure is kept, and ends the buffer. */
+static int
+drain_piece(struct membuf *b, const void *data, size_t len)
+{
+	if (b->drain(b->drain_arg, data, len) == 0)
+		return 0;
+	b->drain_errno = errno ? errno : EIO;
+	b->failed = 1;
+	return -1;
+}
+
 int
 membuf_drain(struct membuf *b)
 {
 	if (b->drain == NULL || b->failed)
 		return b->failed ? -1 : 0;
-	if (b->len > 0 && b->drain(b->drain_arg, b->data, b->len) < 0) {
-		b->drain_errno = errno ? errno : EIO;
-		b->failed = 1;
+	if (b->len > 0 && drain_piece(b, b->data, b->len) < 0)
 		return -1;
-	}
 	b->len = 0;
 	b->data[0] = '\0';
 	return 0;
@@ -98,11 +106,8 @@ membuf_append(struct membuf *b, const void *data, size_t len)
 
 		for (; len > 0; p += n, len -= n) {
 			n = len < b->cap ? len : b->cap;
-			if (b->drain(b->drain_arg, p, n) < 0) {
-				b->drain_errno = errno ? errno : EIO;
-				b->failed = 1;
+			if (drain_piece(b, p, n) < 0)
 				return;
-			}
 		}
 		return;
 	}
