@@ -313,7 +313,8 @@ render_job_run(void *arg)
 
 /*
  * Render p in each of its formats into bufs[0..nf) (set up by the caller,
- * drained or not); g[0..ng) its gaps.  The formats read the finished tree
+ * drained or not) bound for the files STEM.EXT, or stdout when stem is
+ * NULL; g[0..ng) its gaps.  The formats read the finished tree
  * and write their own buffer, so each but the first renders on a thread:
  * svg,json takes the JSON's time, not the sum.  The view reads its
  * source, so it keeps to this thread.
@@ -321,7 +322,7 @@ render_job_run(void *arg)
 static int
 render_all(struct output_context *c, const struct profile *p, const struct data_gap *g,
 	   size_t ng, const struct output_format *const *fmts, size_t nf, struct membuf *bufs,
-	   char *err, size_t errlen)
+	   const char *stem, char *err, size_t errlen)
 {
 	struct render_job	jobs[OUTPUT_MAX_FORMATS];
 	struct membuf		sub, desc;
@@ -348,9 +349,13 @@ render_all(struct output_context *c, const struct profile *p, const struct data_
 			render_job_run(&jobs[f]);
 	}
 	for (f = 0; f < nf && sts == 0; f++) {
-		if (bufs[f].drain_errno != 0) {
-			snprintf(err, errlen, "cannot write %s of %s on %s: %s", fmts[f]->name,
-				 p->name, p->host, strerror(bufs[f].drain_errno));
+		if (bufs[f].drain_errno != 0 && stem == NULL) {
+			snprintf(err, errlen, "cannot write to stdout: %s",
+				 strerror(bufs[f].drain_errno));
+			sts = -1;
+		} else if (bufs[f].drain_errno != 0) {	/* the file, not the format */
+			snprintf(err, errlen, "cannot write %s/%s.%s: %s", c->sink->target, stem,
+				 fmts[f]->ext, strerror(bufs[f].drain_errno));
 			sts = -1;
 		} else if (jobs[f].sts < 0 || bufs[f].failed) {
 			snprintf(err, errlen, "cannot render %s of %s on %s: %s",
@@ -412,7 +417,7 @@ write_stdout(struct output_context *c, const struct profile *p, size_t n,
 		free(g);
 		return -1;
 	}
-	sts = render_all(c, &p[i], g, gaps_of(c, &p[i], g), fmts, nf, &buf, err, errlen);
+	sts = render_all(c, &p[i], g, gaps_of(c, &p[i], g), fmts, nf, &buf, NULL, err, errlen);
 	free(g);
 	membuf_free(&buf);
 	if (sts == 0 && fflush(stdout) != 0) {
@@ -433,13 +438,13 @@ stage_profile(struct output_context *c, const struct profile *p, const char *ste
 	      size_t nf, struct sink_stage **stages, char *err, size_t errlen)
 {
 	struct membuf	bufs[OUTPUT_MAX_FORMATS];
-	char		path[OUTPUT_MAX_FORMATS][512];
+	char		path[512];
 	size_t		f, opened = 0;
 	int		sts = 0;
 
 	for (f = 0; f < nf && sts == 0; f++) {
-		snprintf(path[f], sizeof(path[f]), "%s.%s", stem, fmts[f]->ext);
-		if ((stages[f] = sink_stage_open(c->sink, path[f], fmts[f]->content_type,
+		snprintf(path, sizeof(path), "%s.%s", stem, fmts[f]->ext);
+		if ((stages[f] = sink_stage_open(c->sink, path, fmts[f]->content_type,
 						 err, errlen)) == NULL)
 			sts = -1;
 		else if (membuf_init_drained(&bufs[opened++], OUTPUT_CHUNK, sink_stage_write,
@@ -449,13 +454,7 @@ stage_profile(struct output_context *c, const struct profile *p, const char *ste
 		}
 	}
 	if (sts == 0)
-		sts = render_all(c, p, g, ng, fmts, nf, bufs, err, errlen);
-	for (f = 0; f < opened; f++)		/* name the first file that failed */
-		if (bufs[f].drain_errno != 0) {
-			snprintf(err, errlen, "cannot write %s/%s: %s", c->sink->target, path[f],
-				 strerror(bufs[f].drain_errno));
-			break;
-		}
+		sts = render_all(c, p, g, ng, fmts, nf, bufs, stem, err, errlen);
 	for (f = 0; f < opened; f++)
 		membuf_free(&bufs[f]);
 	for (f = 0; f < nf && sts == 0; f++)
@@ -510,7 +509,9 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	struct site_entry		*entries;
 	struct data_gap			*gaps;		/* c->ngaps per profile */
 	size_t				*ngaps;
-	char				(*stems)[384], dir[300];
+	struct profile_names {
+		char	dir[300], stem[384];
+	}				*names;
 	size_t				i, nf, k = 0;
 	int				sts = 0;
 
@@ -518,10 +519,10 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 		return write_stdout(c, p, n, err, errlen);
 	stages = calloc(n * OUTPUT_MAX_FORMATS + 1, sizeof(*stages));
 	entries = calloc(n + 1, sizeof(*entries));
-	stems = calloc(n + 1, sizeof(*stems));
+	names = calloc(n + 1, sizeof(*names));
 	gaps = calloc(n * c->ngaps + 1, sizeof(*gaps));
 	ngaps = calloc(n + 1, sizeof(*ngaps));
-	if (stages == NULL || entries == NULL || stems == NULL || gaps == NULL || ngaps == NULL) {
+	if (stages == NULL || entries == NULL || names == NULL || gaps == NULL || ngaps == NULL) {
 		snprintf(err, errlen, "out of memory");
 		sts = -1;
 		goto out;
@@ -530,17 +531,17 @@ output_write(struct output_context *c, const struct profile *p, size_t n,
 	for (i = 0; i < n && sts == 0; i++) {
 		nf = formats_of(c, &p[i], fmts);
 		ngaps[i] = gaps_of(c, &p[i], &gaps[i * c->ngaps]);
-		profile_stem(c, &p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
-		sts = stage_profile(c, &p[i], stems[i], &gaps[i * c->ngaps], ngaps[i], fmts, nf,
+		profile_stem(c, &p[i], names[i].dir, sizeof(names[i].dir), names[i].stem,
+			     sizeof(names[i].stem));
+		sts = stage_profile(c, &p[i], names[i].stem, &gaps[i * c->ngaps], ngaps[i], fmts, nf,
 				    &stages[i * OUTPUT_MAX_FORMATS], err, errlen);
 	}
 	for (i = 0; i < n && sts == 0; i++) {
 		if ((nf = formats_of(c, &p[i], fmts)) == 0)
 			continue;
-		profile_stem(c, &p[i], dir, sizeof(dir), stems[i], sizeof(stems[i]));
-		sts = commit_profile(c, &p[i], dir, fmts, nf, &stages[i * OUTPUT_MAX_FORMATS],
+		sts = commit_profile(c, &p[i], names[i].dir, fmts, nf, &stages[i * OUTPUT_MAX_FORMATS],
 				     err, errlen);
-		entries[k++] = site_entry_of(c, &p[i], stems[i], &gaps[i * c->ngaps], ngaps[i],
+		entries[k++] = site_entry_of(c, &p[i], names[i].stem, &gaps[i * c->ngaps], ngaps[i],
 					     fmts, nf);
 	}
 	if (sts == 0 && k > 0)
@@ -550,7 +551,7 @@ out:
 		sink_stage_abort(stages[i]);
 	free(stages);
 	free(entries);
-	free(stems);
+	free(names);
 	free(gaps);
 	free(ngaps);
 	return sts;
