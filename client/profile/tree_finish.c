@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "key_sort.h"
 #include "tree_impl.h"
 
 static int
@@ -53,18 +54,17 @@ function_ranks(const struct flame_tree *t)
 	return rank;
 }
 
-/* Stacks in the order of their frames' ranks; a prefix comes first.  The
- * packed ranks of the first frames decide most comparisons without a
- * look at frames[], which is large and, in adding order, cold. */
+/* Stacks of equal keys in the order of their frames' ranks; a prefix
+ * comes first. */
 static int
-compare_stacks(const void *a, const void *b, void *arg)
+compare_tied(const void *a, const void *b, void *arg)
 {
-	const struct tree_stack	*x = a, *y = b;
-	const uint32_t		*frames = arg, *p = frames + x->first, *q = frames + y->first;
+	const struct flame_tree	*t = arg;
+	const struct tree_stack	*x = &t->stacks[((const struct key_item *)a)->item];
+	const struct tree_stack	*y = &t->stacks[((const struct key_item *)b)->item];
+	const uint32_t		*p = t->frames + x->first, *q = t->frames + y->first;
 	uint32_t		i, n = x->len < y->len ? x->len : y->len;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
 	for (i = 0; i < n; i++)
 		if (p[i] != q[i])
 			return p[i] < q[i] ? -1 : 1;
@@ -92,16 +92,43 @@ stack_keys(struct flame_tree *t)
 	}
 }
 
-static void
+/* Stacks in the order of their frames' ranks: by the packed ranks of the
+ * first frames (key_sort), then, where those are equal, by the rest. */
+static int
 sort_stacks(struct flame_tree *t, const uint32_t *rank)
 {
-	size_t	i;
+	size_t			n = t->nstacks, i, j;
+	struct key_item		*order = malloc((n + 1) * sizeof(*order));
+	struct tree_stack	*sorted = malloc((n + 1) * sizeof(*sorted));
 
+	if (order == NULL || sorted == NULL) {
+		free(order);
+		free(sorted);
+		return -ENOMEM;
+	}
 	for (i = 0; i < t->nframes; i++)
 		t->frames[i] = rank[t->frames[i]];
 	stack_keys(t);
-	if (t->nstacks > 1)
-		qsort_r(t->stacks, t->nstacks, sizeof(*t->stacks), compare_stacks, t->frames);
+	for (i = 0; i < n; i++)
+		order[i] = (struct key_item){ t->stacks[i].key, (uint32_t)i };
+	if (key_sort(order, n) < 0) {
+		free(order);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && order[j].key == order[i].key; j++)
+			;
+		if (j - i > 1)
+			qsort_r(order + i, j - i, sizeof(*order), compare_tied, t);
+	}
+	for (i = 0; i < n; i++)
+		sorted[i] = t->stacks[order[i].item];
+	free(order);
+	free(t->stacks);
+	t->stacks = sorted;
+	t->stacks_cap = n + 1;
+	return 0;
 }
 
 /* lcp of each stack with the one before; node and root counts, depth.
@@ -131,60 +158,51 @@ shared_prefixes(struct flame_tree *t)
 	}
 }
 
-/* Keep of each stack only the frames that are its own nodes, in node
- * order: walks then read frames[] straight through, and a sorted
- * profile's long shared prefixes are stored once. */
-static int
-node_frames(struct flame_tree *t)
-{
-	uint32_t	*nodes = malloc((t->nnodes + 1) * sizeof(*nodes));
-	size_t		k, at = 0;
-
-	if (nodes == NULL)
-		return -ENOMEM;
-	for (k = 0; k < t->nstacks; k++) {
-		struct tree_stack	*s = &t->stacks[k];
-
-		memcpy(nodes + at, t->frames + s->first + s->lcp,
-		       (s->len - s->lcp) * sizeof(*nodes));
-		s->first = at;
-		at += s->len - s->lcp;
-	}
-	free(t->frames);
-	t->frames = nodes;
-	t->nframes = t->frames_cap = t->nnodes;
-	return 0;
-}
-
 /*
- * Number functions by first appearance in node order, those left by a
- * failed add last; rewrite the frames (one per node now) from ranks to
- * these numbers and put the functions in that order.
+ * Keep of each stack only the frames that are its own nodes, in node
+ * order: walks then read frames[] straight through, and a sorted
+ * profile's long shared prefixes are stored once.  As they are copied,
+ * number the functions by first appearance in node order (those left by
+ * a failed add last), write each frame's number for its rank, and put
+ * the functions in that order.
  */
 static int
-renumber_functions(struct flame_tree *t, const uint32_t *rank)
+node_frames(struct flame_tree *t, const uint32_t *rank)
 {
-	size_t			nf = t->nfunctions, i, next = 0;
+	size_t			nf = t->nfunctions, k, i, at = 0, next = 0;
+	uint32_t		*nodes = malloc((t->nnodes + 1) * sizeof(*nodes));
 	uint32_t		*by_rank = malloc((nf + 1) * sizeof(*by_rank));
 	struct flame_function	*moved = malloc((nf + 1) * sizeof(*moved));
 
-	if (by_rank == NULL || moved == NULL) {
+	if (nodes == NULL || by_rank == NULL || moved == NULL) {
+		free(nodes);
 		free(by_rank);
 		free(moved);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nf; i++)
 		by_rank[i] = NO_INDEX;
-	for (i = 0; i < t->nframes; i++)
-		if (by_rank[t->frames[i]] == NO_INDEX)
-			by_rank[t->frames[i]] = (uint32_t)next++;
+	for (k = 0; k < t->nstacks; k++) {
+		struct tree_stack	*s = &t->stacks[k];
+		const uint32_t		*own = t->frames + s->first;
+
+		for (i = s->lcp; i < s->len; i++) {
+			uint32_t *number = &by_rank[own[i]];
+
+			if (*number == NO_INDEX)
+				*number = (uint32_t)next++;
+			nodes[at++] = *number;
+		}
+		s->first = at - (s->len - s->lcp);
+	}
 	for (i = 0; i < nf; i++)
 		if (by_rank[i] == NO_INDEX)
 			by_rank[i] = (uint32_t)next++;
-	for (i = 0; i < t->nframes; i++)
-		t->frames[i] = by_rank[t->frames[i]];
 	for (i = 0; i < nf; i++)
 		moved[by_rank[rank[i]]] = t->functions[i];
+	free(t->frames);
+	t->frames = nodes;
+	t->nframes = t->frames_cap = t->nnodes;
 	free(t->functions);
 	t->functions = moved;
 	t->functions_cap = nf + 1;
@@ -385,10 +403,10 @@ flame_tree_finish(struct flame_tree *t)
 	if ((rank = function_ranks(t)) == NULL) {
 		sts = -ENOMEM;
 	} else {
-		sort_stacks(t, rank);
-		shared_prefixes(t);
-		if ((sts = node_frames(t)) == 0)
-			sts = renumber_functions(t, rank);
+		if ((sts = sort_stacks(t, rank)) == 0) {
+			shared_prefixes(t);
+			sts = node_frames(t, rank);
+		}
 		free(rank);
 	}
 	if (sts == 0 && (sts = range_sums(t)) == 0)
