@@ -136,25 +136,111 @@ function_values(const struct flame_tree *t, struct membuf *out)
 	membuf_puts(out, "]},");
 }
 
-/* Node rows [from, to), each after a comma but the table's first. */
+/* A number's text, kept to be copied where the number recurs. */
+struct decimal {
+	char		text[24];	/* 16 bytes are copied whatever len */
+	unsigned	len;
+	uint32_t	of;
+};
+
+static void
+decimal_set(struct decimal *d, uint32_t v)
+{
+	d->len = (unsigned)(put_u64(d->text, v) - d->text);
+	d->of = v;
+}
+
+/* The next number's text: usually a change of the last digit. */
+static void
+decimal_next(struct decimal *d)
+{
+	unsigned	i = d->len;
+
+	while (i > 0 && d->text[i - 1] == '9')
+		d->text[--i] = '0';
+	if (i > 0) {
+		d->text[i - 1]++;
+	} else {
+		memmove(d->text + 1, d->text, d->len++);
+		d->text[0] = '1';
+	}
+	d->of++;
+}
+
+static char *
+put_decimal(char *p, const struct decimal *d)
+{
+	memcpy(p, d->text, 16);
+	return p + d->len;
+}
+
+/*
+ * Node rows [from, to), each after a comma but the table's first.  Of a
+ * row's four numbers two recur: the function id (thousands of functions
+ * in millions of rows) and the parent, the last node written at the
+ * depth above.  Those are copied as text (functions from a table; each
+ * depth's last node, its id counted up in text), so a row converts only
+ * its values.
+ */
 static int
 node_rows(const struct flame_tree *t, size_t from, size_t to, struct membuf *out)
 {
+	size_t			nf = flame_tree_nfunctions(t), i;
+	struct decimal		*fn = malloc((nf + 1) * sizeof(*fn));
+	struct decimal		*depth = calloc(flame_tree_max_depth(t) + 1, sizeof(*depth));
+	struct decimal		id;
 	struct flame_walk	*w = flame_walk_new(t);
 	const struct flame_node	*x;
 	int			diff = flame_tree_has_baseline(t);
 
-	if (w == NULL)
+	if (fn == NULL || depth == NULL || w == NULL) {
+		free(fn);
+		free(depth);
+		flame_walk_free(w);
 		return -ENOMEM;
+	}
+	for (i = 0; i < nf; i++)
+		decimal_set(&fn[i], (uint32_t)i);
+	for (i = 0; i <= flame_tree_max_depth(t); i++)
+		depth[i].of = UINT32_MAX;	/* none yet */
+	decimal_set(&id, (uint32_t)from);
 	flame_walk_part(w, from, to);
 	while ((x = flame_walk_next(w)) != NULL && !out->failed) {
-		uint64_t cols[6] = {
-			x->function, x->parent < 0 ? UINT64_MAX : (uint64_t)x->parent,
-			x->self_us, x->total_us, x->base_self_us, x->base_total_us
-		};
+		char	*row = membuf_room(out, ROW_MAX), *p = row;
 
-		put_row(out, x->id ? "," : "", cols, diff ? 6 : 4);
+		if (row == NULL)
+			break;
+		if (x->id)
+			*p++ = ',';
+		*p++ = '[';
+		p = put_decimal(p, &fn[x->function]);
+		*p++ = ',';
+		if (x->parent < 0) {
+			memcpy(p, "-1", 2);
+			p += 2;
+		} else {
+			/* a part's first node: its ancestors are the part before's */
+			if (depth[x->depth - 1].of != (uint32_t)x->parent)
+				decimal_set(&depth[x->depth - 1], (uint32_t)x->parent);
+			p = put_decimal(p, &depth[x->depth - 1]);
+		}
+		*p++ = ',';
+		p = put_u64(p, x->self_us);
+		*p++ = ',';
+		p = put_u64(p, x->total_us);
+		if (diff) {
+			*p++ = ',';
+			p = put_u64(p, x->base_self_us);
+			*p++ = ',';
+			p = put_u64(p, x->base_total_us);
+		}
+		*p++ = ']';
+		membuf_wrote(out, (size_t)(p - row));
+		depth[x->depth] = id;
+		decimal_next(&id);
 	}
+	free(fn);
+	free(depth);
 	flame_walk_free(w);
 	return 0;
 }
