@@ -10,6 +10,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * A stack a source split and numbered itself (folded input does, on a
+ * thread of its own), so that a profile names each distinct frame once
+ * instead of hashing every one: frame i is the lens[i] bytes at names[i]
+ * (not NUL-terminated), and equal texts have equal ids[i] within one
+ * space.
+ */
+struct stack_frames {
+	const uint32_t		*ids;
+	const char *const	*names;
+	const uint32_t		*lens;
+	uint32_t		n;
+	uint32_t		space;
+};
+
 struct stack_sample {
 	const char	*host;		/* pmcd host, archive host, or input label */
 	const char	*process;	/* process name: the profile's root */
@@ -22,6 +37,7 @@ struct stack_sample {
 	double		time;		/* record timestamp (s since epoch), 0 if none */
 	uint32_t	gen;		/* which process of a reused pid: 0 the
 					 * first the PMDA saw, then 1, 2, ... */
+	const struct stack_frames *frames;	/* NULL, or the stack split */
 };
 
 /* Returns 0 to go on, or a negative errno (or -1 with a message where the

@@ -308,16 +308,26 @@ add(struct selection *sel, const struct stack_sample *s, bool baseline)
 
 	if (!wanted(sel, s) || s->count == 0)
 		return 0;
-	if ((g = group_for(sel, s, &root)) == NULL ||
-	    stack_path_split(&sel->path, s, root) < 0)
+	if ((g = group_for(sel, s, &root)) == NULL)
 		return -ENOMEM;
 	if (sel->opts.normalize)
 		flame_tree_normalize_baseline(g->tree, 1);
-	if (baseline)
-		return flame_tree_add_baseline_n(g->tree, sel->path.v, sel->path.len, sel->path.n,
-						 s->count, s->value_us);
-	if ((sts = flame_tree_add_n(g->tree, sel->path.v, sel->path.len, sel->path.n, s->count,
-				    s->value_us)) < 0)
+	if (s->frames != NULL) {
+		if (stack_path_layers(&sel->path, s, root) < 0)
+			return -ENOMEM;
+		sts = flame_tree_add_framed(g->tree, sel->path.v, sel->path.len, sel->path.n,
+					    s->frames, sel->path.lines, s->count, s->value_us,
+					    baseline);
+	} else {
+		if (stack_path_split(&sel->path, s, root) < 0)
+			return -ENOMEM;
+		sts = baseline ?
+		      flame_tree_add_baseline_n(g->tree, sel->path.v, sel->path.len, sel->path.n,
+						s->count, s->value_us) :
+		      flame_tree_add_n(g->tree, sel->path.v, sel->path.len, sel->path.n, s->count,
+				       s->value_us);
+	}
+	if (sts < 0 || baseline)
 		return sts;
 	g->samples += s->count;
 	g->value_us += s->value_us;

@@ -98,6 +98,14 @@ stack_path_split(struct stack_path *p, const struct stack_sample *s, enum stack_
 	return 0;
 }
 
+int
+stack_path_layers(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
+{
+	size_t	at;
+
+	return fill(p, s, root, 0, &at);
+}
+
 void
 stack_path_free(struct stack_path *p)
 {

@@ -30,6 +30,9 @@ struct stack_path {
 /* Split s under root.  0 or -ENOMEM.  The path points into p and into s:
  * valid until the next split or s goes. */
 int stack_path_split(struct stack_path *p, const struct stack_sample *s, enum stack_root root);
+/* The root layers of s alone, for a sample whose source split its frames
+ * (stack_sample's frames). */
+int stack_path_layers(struct stack_path *p, const struct stack_sample *s, enum stack_root root);
 void stack_path_free(struct stack_path *p);
 
 #endif /* STACK_PATH_H */

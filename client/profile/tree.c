@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/array.h"
+#include "common/py_frame.h"
 #include "tree_impl.h"
 
 char
@@ -69,6 +70,8 @@ flame_tree_free(struct flame_tree *t)
 	intern_free(&t->names);
 	free(t->last);
 	free(t->len_buf);
+	free(t->framed);
+	free(t->cut_buf);
 	free(t->frames);
 	free(t->stacks);
 	free(t->functions);
@@ -190,6 +193,93 @@ flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path, const s
 	struct tree_values	v = { samples, value_us };
 
 	return add_stack(t, path, lens, n, &v, 1);
+}
+
+/* The function of a source's frame text: as stack_path_split names it
+ * (the line cut unless lines), typed as any frame below the root. */
+static int
+name_framed(struct flame_tree *t, const char *name, size_t len, int lines, char type,
+	    uint32_t *fid)
+{
+	if (array_reserve(&t->cut_buf, &t->cut_cap, len + 1) < 0)
+		return -ENOMEM;
+	memcpy(t->cut_buf, name, len);
+	t->cut_buf[len] = '\0';
+	if (!lines)
+		len = py_frame_strip_line(t->cut_buf, len);
+	if (type == 0)
+		type = function_type_n(t->cut_buf, len, 0);
+	return tree_intern_function(t, t->cut_buf, len, type, fid);
+}
+
+/* Function ids of the frames, each named at its id's first sight. */
+static int
+map_framed(struct flame_tree *t, const struct stack_frames *f, int lines, uint32_t *out,
+	   int leaf_typed)
+{
+	size_t		i, n = f->n - (leaf_typed ? 1 : 0);
+	uint32_t	fid;
+	int		sts;
+
+	if (f->space != t->framed_space) {	/* another source's numbers */
+		if (t->framed != NULL)
+			memset(t->framed, 0, t->framed_cap * sizeof(*t->framed));
+		t->framed_space = f->space;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t id = f->ids[i];
+
+		if (id < t->framed_cap && t->framed[id] != 0) {
+			out[i] = t->framed[id] - 1;
+			continue;
+		}
+		if ((sts = name_framed(t, f->names[i], f->lens[i], lines, 0, &fid)) < 0)
+			return sts;
+		if (id >= t->framed_cap) {
+			size_t old = t->framed_cap;
+
+			if (array_reserve(&t->framed, &t->framed_cap, (size_t)id + 1) < 0)
+				return -ENOMEM;
+			memset(t->framed + old, 0, (t->framed_cap - old) * sizeof(*t->framed));
+		}
+		t->framed[id] = fid + 1;
+		out[i] = fid;
+	}
+	if (leaf_typed)
+		return name_framed(t, f->names[n], f->lens[n], lines, 'O', &out[n]);
+	return 0;
+}
+
+int
+flame_tree_add_framed(struct flame_tree *t, const char *const *path, const size_t *lens,
+		      size_t n, const struct stack_frames *frames, int lines, uint64_t samples,
+		      uint64_t value_us, int baseline)
+{
+	struct tree_values	v = { samples, value_us };
+	size_t			first = t->nframes, total = n + frames->n, i;
+	uint32_t		fid;
+	int			sts;
+
+	/* the root is a layer: a source's numbers name frames below it */
+	if (t->finished || n == 0 || total >= UINT32_MAX)
+		return -EINVAL;
+	if ((sts = path_lengths(t, path, n, &lens)) < 0)
+		return sts;
+	if (array_reserve(&t->frames, &t->frames_cap, first + total) < 0)
+		return -ENOMEM;
+	t->last_len = 0;	/* the names cache is for add_stack's paths */
+	for (i = 0; i < n; i++) {
+		char type = t->object_leaves && i == total - 1 && i > 0 ? 'O' :
+			    function_type_n(path[i], lens[i], i == 0);
+
+		if ((sts = tree_intern_function(t, path[i], lens[i], type, &fid)) < 0)
+			return sts;
+		t->frames[first + i] = fid;
+	}
+	if (frames->n > 0 &&
+	    (sts = map_framed(t, frames, lines, t->frames + first + n, t->object_leaves)) < 0)
+		return sts;
+	return tree_commit_stack(t, total, &v, baseline);
 }
 
 int

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "common/sample.h"
 
 /* One node, as a walk hands it out. */
 struct flame_node {
@@ -70,6 +71,15 @@ int flame_tree_add_n(struct flame_tree *t, const char *const *path, const size_t
 		     size_t n, uint64_t samples, uint64_t value_us);
 int flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path,
 			      const size_t *lens, size_t n, uint64_t samples, uint64_t value_us);
+/*
+ * Add path[0 .. n) (the root layers), then the frames a source split and
+ * numbered (sample.h), to the values or (if baseline) to the baseline;
+ * returns as flame_tree_add.  The tree names each id of a space once, its
+ * text with a Python frame's ":line" cut unless lines (py_frame.h).
+ */
+int flame_tree_add_framed(struct flame_tree *t, const char *const *path, const size_t *lens,
+			  size_t n, const struct stack_frames *frames, int lines,
+			  uint64_t samples, uint64_t value_us, int baseline);
 /* Whether the tree has a baseline column (any flame_tree_add_baseline). */
 int flame_tree_has_baseline(const struct flame_tree *t);
 /*

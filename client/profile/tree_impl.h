@@ -58,6 +58,14 @@ struct flame_tree {
 	size_t			*len_buf;	/* names' lengths, for callers without */
 	size_t			len_cap;
 
+	/* frames a source numbered (flame_tree_add_framed), one space at a
+	 * time: function id + 1 by the source's id, 0 while not named */
+	uint32_t		*framed;
+	size_t			framed_cap;
+	uint32_t		framed_space;
+	char			*cut_buf;	/* a frame's text, its line cut */
+	size_t			cut_cap;
+
 	/* finished: */
 	uint64_t		*cum_samples;	/* values of stacks [0, k), k = 0 .. nstacks */
 	uint64_t		*cum_us;

@@ -320,7 +320,7 @@ get_window(struct reader *r)
 static struct stack_sample
 get_sample(struct reader *r)
 {
-	struct stack_sample	s;
+	struct stack_sample	s = { 0 };
 
 	s.time = get_f64(r);
 	s.pid = get_u32(r);

@@ -1,199 +1,333 @@
 /*
- * source_folded.c - read folded stacks, the format of stackcollapse-*
- * tools, flamegraph.pl, inferno and stackprof.oncpu.folded:
- *
- *	process;frame;frame;...;frame COUNT
- *
- * The count follows the last space; blank lines are skipped; anything else
- * that does not fit is an error naming the line, because a profile built
- * from half a file would be quietly wrong.
+ * source_folded.c - read a file of folded stacks (folded_line.h): blank
+ * lines are skipped; anything else that does not fit is an error naming
+ * the line, because a profile built from half a file would be quietly
+ * wrong.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/array.h"
+#include "lib/intern.h"
+#include "folded_line.h"
 #include "source.h"
 
-/* Parse the decimal count after the last space; -1 on anything else. */
-static int
-parse_count(const char *s, uint64_t *count)
-{
-	uint64_t	v = 0;
+/*
+ * The input is read and split on a thread of its own, a block of whole
+ * lines at a time, while the calling thread adds the last block's samples
+ * to the profiles: a big input's reading, splitting and naming of frames
+ * (half of building its tree) then costs no time of the profiles' own.
+ * The reader numbers each distinct frame text (stack_frames), so a
+ * profile names a frame once, not at every sample.
+ */
+#define BLOCK	(1 << 20)
 
-	if (*s == '\0')
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		if (v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
+struct batch {
+	char			*buf;		/* whole lines, split in place */
+	size_t			cap, len;
+	struct stack_sample	*samples;
+	struct stack_frames	*split;		/* each sample's frames */
+	unsigned long		*linenos;	/* each sample's line */
+	size_t			nsamples, samples_cap, split_cap, linenos_cap;
+	uint32_t		*ids, *lens;	/* the samples' frames, one after another */
+	const char		**names;
+	size_t			nframes, ids_cap, lens_cap, names_cap;
+	char			why[512];	/* the reader stopped after the samples */
+	bool			last;		/* nothing follows */
+	bool			full;		/* the adder's until it empties it */
+};
+
+struct folded_reader {
+	FILE		*f;
+	const char	*name, *host;
+	unsigned	frequency;
+	struct intern	frames;		/* frame text -> stack_frames' ids */
+	uint32_t	space;
+	unsigned long	lineno;
+	char		*carry;		/* the last block's unfinished line */
+	size_t		carry_len, carry_cap;
+	struct batch	batch[2];
+	pthread_mutex_t	lock;
+	pthread_cond_t	changed;
+	bool		stop;		/* the adder failed: read no more */
+};
+
+/* Number the frames of s's stack (stack_len bytes), after b's; how many
+ * into *split. */
+static int
+number_frames(struct folded_reader *r, struct batch *b, const struct stack_sample *s,
+	      size_t stack_len, struct stack_frames *split)
+{
+	const char	*f = s->stack, *end = f + stack_len, *semi;
+	uint32_t	n = 0, id;
+
+	/* room for the most frames the stack can hold: a byte and a ';' each */
+	size_t		most = b->nframes + stack_len / 2 + 1;
+
+	if (array_reserve(&b->ids, &b->ids_cap, most) < 0 ||
+	    array_reserve(&b->lens, &b->lens_cap, most) < 0 ||
+	    array_reserve(&b->names, &b->names_cap, most) < 0)
+		return -ENOMEM;
+	for (; f <= end; f = semi + 1) {
+		size_t	len, at = b->nframes;
+
+		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
+			semi = end;
+		if ((len = (size_t)(semi - f)) == 0)
+			continue;
+		if (len >= UINT32_MAX || intern_put(&r->frames, f, len, 0, &id) < 0)
+			return -ENOMEM;
+		b->ids[at] = id;
+		b->lens[at] = (uint32_t)len;
+		b->names[at] = f;
+		b->nframes++;
+		n++;
 	}
-	*count = v;
+	*split = (struct stack_frames){ .n = n, .space = r->space };
 	return 0;
 }
 
-/*
- * Split one line (trailing newline already removed) into a sample; returns
- * NULL or a reason.  Modifies line in place.
- */
+/* One line of b's as a sample of b's; NULL or why not. */
 static const char *
-parse_line(char *line, size_t len, struct stack_sample *s)
+add_line(struct folded_reader *r, struct batch *b, char *line, size_t len)
 {
-	char	*space, *semi;
+	struct stack_sample	s = { .host = r->host, .event = "on-cpu" };
+	const char		*why;
+	size_t			stack_len;
 
-	if (strlen(line) != len)
-		return "NUL byte in line";
-	if ((space = strrchr(line, ' ')) == NULL)
-		return "expected \"frame;frame;... count\"";
-	*space = '\0';
-	if (parse_count(space + 1, &s->count) < 0)
-		return "count is not a non-negative integer";
-	if (s->count > UINT64_MAX / 1000000)
-		return "count too large";
-	while (space > line && space[-1] == ' ')
-		*--space = '\0';
-	if (line[0] == '\0' || line[0] == ';')
-		return "no process frame before the count";
-	s->process = line;
-	s->stack = "";
-	if ((semi = strchr(line, ';')) != NULL) {
-		*semi = '\0';
-		s->stack = semi + 1;
-	}
-	/* pmflame's fleet view: Total;[h] host;[p] name;... is that host's */
-	if (strcmp(s->process, "Total") == 0 && strncmp(s->stack, "[h] ", 4) == 0 &&
-	    (semi = strchr(s->stack, ';')) != NULL && strncmp(semi + 1, "[p] ", 4) == 0) {
-		*semi = '\0';
-		s->host = s->stack + 4;
-		s->stack = semi + 1;
-		if (s->host[0] == '\0')
-			return "empty host name after \"[h] \"";
-	}
-	/* pmflame's host view: Total;[p] name;... is the process name again */
-	if (strcmp(s->process, "Total") == 0 && strncmp(s->stack, "[p] ", 4) == 0) {
-		s->process = (char *)s->stack + 4;
-		s->stack = "";
-		if ((semi = strchr(s->process, ';')) != NULL) {
-			*semi = '\0';
-			s->stack = semi + 1;
-		}
-		if (s->process[0] == '\0')
-			return "empty process name after \"[p] \"";
-	} else if (strncmp(s->process, "[p] ", 4) == 0) {
-		/* DeepFlow's own form types the root: "[p] svc;[t] w0;..." */
-		s->process += 4;
-		if (s->process[0] == '\0')
-			return "empty process name after \"[p] \"";
-	}
+	if ((why = folded_line_parse(line, len, &s, &stack_len)) != NULL)
+		return why;
+	/* rounded, so 1 sample at 99 Hz is 10101 us, as DeepFlow shows */
+	s.value_us = s.count / r->frequency * 1000000 +
+		     (s.count % r->frequency * 1000000 + r->frequency / 2) / r->frequency;
+	if (array_reserve(&b->samples, &b->samples_cap, b->nsamples + 1) < 0 ||
+	    array_reserve(&b->split, &b->split_cap, b->nsamples + 1) < 0 ||
+	    array_reserve(&b->linenos, &b->linenos_cap, b->nsamples + 1) < 0 ||
+	    number_frames(r, b, &s, stack_len, &b->split[b->nsamples]) < 0)
+		return "out of memory";
+	b->linenos[b->nsamples] = r->lineno;
+	b->samples[b->nsamples++] = s;
 	return NULL;
 }
 
-#define BLOCK	(1 << 20)	/* read a block at a time: no copy of each line */
-
-/* Lines of f from a buffer read a block at a time; the longest line
- * decides how far it grows. */
-struct line_reader {
-	FILE	*f;
-	char	*buf;
-	size_t	cap, start, end;	/* unread bytes: buf[start .. end) */
-	int	eof;
-};
-
-/* The next line without its newline, NUL-terminated in place, and its
- * length; NULL at the end (or on a read error: ferror(f) says). */
-static char *
-next_line(struct line_reader *r, size_t *len)
+/* Read into b after the line carried over until it holds a whole line or
+ * the input ends; NULL or why not. */
+static const char *
+read_block(struct folded_reader *r, struct batch *b)
 {
-	char	*nl, *line;
+	size_t	want = r->carry_len + BLOCK;
 
+	if (array_reserve(&b->buf, &b->cap, want + 1) < 0)
+		return "out of memory";
+	if (r->carry_len > 0)
+		memcpy(b->buf, r->carry, r->carry_len);
+	b->len = r->carry_len;
 	for (;;) {
-		line = r->buf + r->start;
-		if ((nl = memchr(line, '\n', r->end - r->start)) != NULL) {
-			*len = (size_t)(nl - line);
-			*nl = '\0';
-			r->start += *len + 1;
-			return line;
+		b->len += fread(b->buf + b->len, 1, b->cap - 1 - b->len, r->f);
+		if (ferror(r->f))
+			return strerror(errno);
+		if (feof(r->f)) {
+			b->last = true;
+			return NULL;
 		}
-		if (r->eof) {
-			if (r->start == r->end)
-				return NULL;
-			*len = r->end - r->start;
-			line[*len] = '\0';	/* the last line, unterminated */
-			r->start = r->end;
-			return line;
-		}
-		/* keep the partial line, then fill after it */
-		memmove(r->buf, line, r->end - r->start);
-		r->end -= r->start;
-		r->start = 0;
-		if (r->cap - r->end < BLOCK / 2) {
-			char	*bigger = realloc(r->buf, r->cap * 2);
-
-			if (bigger == NULL)
-				return NULL;
-			r->buf = bigger;
-			r->cap *= 2;
-		}
-		r->end += fread(r->buf + r->end, 1, r->cap - r->end - 1, r->f);
-		if (feof(r->f) || ferror(r->f))
-			r->eof = 1;
+		if (memchr(b->buf + r->carry_len, '\n', b->len - r->carry_len) != NULL)
+			return NULL;
+		/* a line longer than the block */
+		if (array_reserve(&b->buf, &b->cap, b->cap * 2) < 0)
+			return "out of memory";
 	}
+}
+
+/* Fill b with the next block's samples; a problem goes into b->why. */
+static void
+fill_batch(struct folded_reader *r, struct batch *b)
+{
+	char		*p, *nl, *end;
+	const char	*why;
+	size_t		len;
+
+	b->nsamples = b->nframes = 0;
+	b->why[0] = '\0';
+	b->last = false;
+	if ((why = read_block(r, b)) != NULL) {
+		snprintf(b->why, sizeof(b->why), "cannot read %s: %s", r->name, why);
+		b->last = true;
+		return;
+	}
+	end = b->buf + b->len;
+	for (p = b->buf; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
+			if (!b->last)
+				break;
+			nl = end;	/* the last line, unterminated */
+		}
+		*nl = '\0';
+		r->lineno++;
+		for (len = (size_t)(nl - p); len > 0 && p[len - 1] == '\r';)
+			p[--len] = '\0';
+		if (len > 0 && (why = add_line(r, b, p, len)) != NULL) {
+			snprintf(b->why, sizeof(b->why), "%s:%lu: %s%s", r->name, r->lineno,
+				 strcmp(why, "out of memory") ? "malformed folded line: " : "", why);
+			b->last = true;
+			return;
+		}
+	}
+	r->carry_len = 0;
+	if (p < end) {
+		if (array_reserve(&r->carry, &r->carry_cap, (size_t)(end - p)) < 0) {
+			snprintf(b->why, sizeof(b->why), "%s: out of memory", r->name);
+			b->last = true;
+			return;
+		}
+		memcpy(r->carry, p, (size_t)(end - p));
+		r->carry_len = (size_t)(end - p);
+	}
+}
+
+/* Hand b's samples on; 0, or -1 with err set. */
+static int
+empty_batch(struct folded_reader *r, struct batch *b, stack_sample_fn fn, void *arg,
+	    char *err, size_t errlen)
+{
+	size_t	i, at = 0;
+	int	sts;
+
+	for (i = 0; i < b->nsamples; i++) {
+		struct stack_sample	*s = &b->samples[i];
+		struct stack_frames	*split = &b->split[i];
+
+		/* the arrays have stopped moving */
+		split->ids = b->ids + at;
+		split->names = b->names + at;
+		split->lens = b->lens + at;
+		at += split->n;
+		s->frames = split;
+		if ((sts = fn(arg, s)) < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", r->name, b->linenos[i], strerror(-sts));
+			return -1;
+		}
+	}
+	if (b->why[0] != '\0') {
+		snprintf(err, errlen, "%s", b->why);
+		return -1;
+	}
+	return 0;
+}
+
+static void *
+reader_run(void *arg)
+{
+	struct folded_reader	*r = arg;
+	unsigned		i;
+
+	for (i = 0;; i ^= 1) {
+		struct batch	*b = &r->batch[i];
+
+		pthread_mutex_lock(&r->lock);
+		while (b->full && !r->stop)
+			pthread_cond_wait(&r->changed, &r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		pthread_mutex_unlock(&r->lock);
+		fill_batch(r, b);
+		pthread_mutex_lock(&r->lock);
+		b->full = true;
+		pthread_cond_broadcast(&r->changed);
+		pthread_mutex_unlock(&r->lock);
+		if (b->last)
+			return NULL;
+	}
+}
+
+/* The adder's side: each batch as the reader fills it. */
+static int
+add_batches(struct folded_reader *r, stack_sample_fn fn, void *arg, char *err, size_t errlen)
+{
+	unsigned	i;
+	int		sts;
+
+	for (i = 0;; i ^= 1) {
+		struct batch	*b = &r->batch[i];
+		bool		last;
+
+		pthread_mutex_lock(&r->lock);
+		while (!b->full)
+			pthread_cond_wait(&r->changed, &r->lock);
+		pthread_mutex_unlock(&r->lock);
+		sts = empty_batch(r, b, fn, arg, err, errlen);
+		last = b->last;
+		pthread_mutex_lock(&r->lock);
+		b->full = false;
+		r->stop = sts < 0;
+		pthread_cond_broadcast(&r->changed);
+		pthread_mutex_unlock(&r->lock);
+		if (sts < 0 || last)
+			return sts;
+	}
+}
+
+static void
+reader_free(struct folded_reader *r)
+{
+	unsigned	i;
+
+	for (i = 0; i < 2; i++) {
+		struct batch *b = &r->batch[i];
+
+		free(b->buf);
+		free(b->samples);
+		free(b->split);
+		free(b->linenos);
+		free(b->ids);
+		free(b->lens);
+		free(b->names);
+	}
+	free(r->carry);
+	intern_free(&r->frames);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->changed);
+	if (r->f != stdin)
+		fclose(r->f);
 }
 
 int
 source_folded_read(const char *path, const char *host, unsigned frequency,
 		   stack_sample_fn fn, void *arg, char *err, size_t errlen)
 {
-	FILE			*f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	const char		*name = f == stdin ? "(stdin)" : path, *why;
-	struct line_reader	r = { .f = f, .cap = BLOCK };
-	char			*line;
-	size_t			len;
-	unsigned long		lineno = 0;
-	int			sts = 0;
+	static atomic_uint	spaces;
+	struct folded_reader	r = {
+		.host = host, .frequency = frequency, .space = atomic_fetch_add(&spaces, 1) + 1,
+		.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER,
+	};
+	pthread_t		reader;
+	int			sts;
 
-	if (f == NULL) {
+	r.f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	r.name = r.f == stdin ? "(stdin)" : path;
+	if (r.f == NULL) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if ((r.buf = malloc(r.cap)) == NULL) {
+	if (intern_init(&r.frames) < 0) {
 		snprintf(err, errlen, "out of memory");
-		if (f != stdin)
-			fclose(f);
+		reader_free(&r);
 		return -1;
 	}
-	while ((line = next_line(&r, &len)) != NULL) {
-		struct stack_sample	s = { .host = host, .event = "on-cpu" };
-
-		lineno++;
-		while (len > 0 && line[len - 1] == '\r')
-			line[--len] = '\0';
-		if (len == 0)
-			continue;
-		if ((why = parse_line(line, len, &s)) != NULL) {
-			snprintf(err, errlen, "%s:%lu: malformed folded line: %s", name, lineno, why);
-			sts = -1;
-			break;
-		}
-		/* rounded, so 1 sample at 99 Hz is 10101 us, as DeepFlow shows */
-		s.value_us = s.count / frequency * 1000000 +
-			     (s.count % frequency * 1000000 + frequency / 2) / frequency;
-		if ((sts = fn(arg, &s)) < 0) {
-			snprintf(err, errlen, "%s:%lu: %s", name, lineno, strerror(-sts));
-			sts = -1;
-			break;
-		}
+	if (pthread_create(&reader, NULL, reader_run, &r) == 0) {
+		sts = add_batches(&r, fn, arg, err, errlen);
+		pthread_join(reader, NULL);
+	} else {	/* no thread to spare: read, then add, in turn */
+		do {
+			fill_batch(&r, &r.batch[0]);
+			sts = empty_batch(&r, &r.batch[0], fn, arg, err, errlen);
+		} while (sts == 0 && !r.batch[0].last);
 	}
-	if (sts == 0 && ferror(f)) {
-		snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
-		sts = -1;
-	} else if (sts == 0 && !r.eof) {
-		snprintf(err, errlen, "%s:%lu: out of memory", name, lineno + 1);
-		sts = -1;
-	}
-	free(r.buf);
-	if (f != stdin)
-		fclose(f);
+	reader_free(&r);
 	return sts;
 }

@@ -4,10 +4,33 @@
  * sampling rate takes the extremes pmflame accepts (1, 99 and 10^6 Hz)
  * depending on the input's length.  Beyond "no crash": every sample handed
  * over has a non-empty process name without ';', a stack, and a count
- * whose microseconds did not overflow.
+ * whose microseconds did not overflow; its frames, as the reader split
+ * them, are the stack's non-empty frames in order.
  */
 #include "fuzz.h"
 #include "source/source.h"
+
+static void
+split_matches(const struct stack_sample *s)
+{
+	const char	*f = s->stack, *end = f + strlen(f), *semi;
+	uint32_t	i = 0;
+
+	if (s->frames == NULL)
+		abort();
+	for (; f <= end; f = semi + 1) {
+		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
+			semi = end;
+		if (semi == f)
+			continue;
+		if (i >= s->frames->n || s->frames->lens[i] != (uint32_t)(semi - f) ||
+		    memcmp(s->frames->names[i], f, (size_t)(semi - f)) != 0)
+			abort();
+		i++;
+	}
+	if (i != s->frames->n)
+		abort();
+}
 
 static int
 take(void *arg, const struct stack_sample *s)
@@ -19,6 +42,7 @@ take(void *arg, const struct stack_sample *s)
 		abort();
 	if (s->value_us < s->count / freq * 1000000)
 		abort();	/* wrapped */
+	split_matches(s);
 	return 0;
 }
 

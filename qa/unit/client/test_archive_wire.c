@@ -92,7 +92,7 @@ send_all(int fd, int done)
 	uint64_t		v[4] = { 1, 2, UINT64_MAX, 0 };
 	struct heat_counters	hc = { "web1", 150.5, v, 4, 0.5, true };
 	struct stack_sample	s = { "web1", "java", NULL, "main;work", "on-cpu", 7, 8,
-				      3, 30303, 150.25, 2 };
+				      3, 30303, 150.25, 2, NULL };
 	struct data_gap		g = { "web1", 160, 170, "partial: archive x volume 2" };
 	struct archive_progress	p = { 3, false, "/a/b.", 150.25 };
 
@@ -188,7 +188,7 @@ test_crash_and_successor(void)
 		struct source_consumer	c;
 		struct window		win = { "web1", 100, 200 };
 		struct stack_sample	s = { "web1", "java", NULL, "main", "on-cpu", 1, 1, 1, 1,
-					      250, 0 };
+					      250, 0, NULL };
 
 		strcpy(path, "/tmp/test_archive_wire.XXXXXX");
 		fd = mkstemp(path);

@@ -27,7 +27,7 @@ static int
 record(struct heatmaps *h, const char *host, const char *process, double t, uint64_t count)
 {
 	struct stack_sample	s = { host, process, "main", "f;g", "on-cpu", 7, 7, count,
-				      count * 10101, t, 0 };
+				      count * 10101, t, 0, NULL };
 
 	return heatmaps_add(h, &s);
 }

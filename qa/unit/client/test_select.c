@@ -37,12 +37,12 @@ paths(const struct flame_tree *t, char *out, size_t len)
 }
 
 static const struct stack_sample samples[] = {
-	{ "h1", "java", "main", "run;work", "on-cpu", 10, 11, 3, 30000, 0, 0 },
-	{ "h1", "java", "gc", "gcloop", "on-cpu", 10, 12, 2, 20000, 0, 0 },
-	{ "h1", "java", "main", "run;work", "on-cpu", 20, 21, 1, 10000, 0, 0 },
-	{ "h1", "nginx", "nginx", "[k] read", "on-cpu", 30, 30, 4, 40000, 0, 0 },
-	{ "h1", "javac", "javac", "x", "off-cpu", 40, 40, 9, 90000, 0, 0 },
-	{ "h2", "java", "main", "run", "on-cpu", 50, 50, 5, 50000, 0, 0 },
+	{ "h1", "java", "main", "run;work", "on-cpu", 10, 11, 3, 30000, 0, 0, NULL },
+	{ "h1", "java", "gc", "gcloop", "on-cpu", 10, 12, 2, 20000, 0, 0, NULL },
+	{ "h1", "java", "main", "run;work", "on-cpu", 20, 21, 1, 10000, 0, 0, NULL },
+	{ "h1", "nginx", "nginx", "[k] read", "on-cpu", 30, 30, 4, 40000, 0, 0, NULL },
+	{ "h1", "javac", "javac", "x", "off-cpu", 40, 40, 9, 90000, 0, 0, NULL },
+	{ "h2", "java", "main", "run", "on-cpu", 50, 50, 5, 50000, 0, 0, NULL },
 };
 #define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
 
@@ -144,9 +144,9 @@ static void
 test_reused_pid(void)
 {
 	static const struct stack_sample	reuse[] = {
-		{ "h1", "bash", "bash", "main;a", "on-cpu", 77, 77, 22, 220000, 0, 0 },
-		{ "h1", "bash", "bash", "main;a", "on-cpu", 77, 77, 1, 10000, 0, 1 },
-		{ "h1", "bash", "bash", "main;b", "on-cpu", 77, 77, 2, 20000, 0, 1 },
+		{ "h1", "bash", "bash", "main;a", "on-cpu", 77, 77, 22, 220000, 0, 0, NULL },
+		{ "h1", "bash", "bash", "main;a", "on-cpu", 77, 77, 1, 10000, 0, 1, NULL },
+		{ "h1", "bash", "bash", "main;b", "on-cpu", 77, 77, 2, 20000, 0, 1, NULL },
 	};
 	struct select_options	o = { .multi_instance = true };
 	char			err[128];

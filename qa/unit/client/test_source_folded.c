@@ -2,6 +2,7 @@
  * test_source_folded.c - the folded-stacks reader: what it hands over for
  * good lines, and that a malformed line stops it with the line number.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,112 @@ test_malformed(void)
 	CHECK_STR(err, ":2: malformed folded line: count is not a non-negative integer");
 }
 
+/* Each sample's stack comes split too: its non-empty frames, each text
+ * numbered the same wherever it recurs, over many blocks. */
+static const char *const words[] = { "alpha", "beta", "gamma" };
+
+struct split_check {
+	int		n, bad;
+	uint32_t	id_of[3];	/* the id each of words[] came with */
+	uint32_t	space;
+};
+
+static int
+check_split(void *arg, const struct stack_sample *s)
+{
+	struct split_check	*c = arg;
+	const char		*f = s->stack, *end = f + strlen(f), *semi;
+	uint32_t		i = 0;
+
+	if (s->frames == NULL)
+		return c->bad++, 0;
+	if (c->n++ == 0)
+		c->space = s->frames->space;
+	c->bad += s->frames->space != c->space;
+	for (; f <= end; f = semi + 1) {
+		size_t	len;
+
+		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
+			semi = end;
+		if ((len = (size_t)(semi - f)) == 0)
+			continue;
+		if (i >= s->frames->n || s->frames->lens[i] != len ||
+		    memcmp(s->frames->names[i], f, len) != 0) {
+			c->bad++;
+			return 0;
+		}
+		for (int k = 0; k < 3; k++)
+			if (len == strlen(words[k]) && memcmp(f, words[k], len) == 0) {
+				if (c->id_of[k] == UINT32_MAX)
+					c->id_of[k] = s->frames->ids[i];
+				c->bad += c->id_of[k] != s->frames->ids[i];
+			}
+		i++;
+	}
+	c->bad += i != s->frames->n;
+	return 0;
+}
+
+static void
+test_frames(void)
+{
+	size_t			len = 3 << 20, at = 0, lines = 0;
+	char			*text = malloc(len + 256), path[] = "/tmp/test_folded.XXXXXX";
+	char			err[256];
+	struct split_check	c = { .id_of = { UINT32_MAX, UINT32_MAX, UINT32_MAX } };
+	int			fd;
+
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	while (at < len) {	/* empty frames, and names that only start alike */
+		at += (size_t)sprintf(text + at, "p%zu;alpha;;beta;alphabet;gamma;f%zu %zu\n",
+				      lines % 7, lines % 1000, lines % 5 + 1);
+		lines++;
+	}
+	CHECK((fd = mkstemp(path)) >= 0);
+	CHECK(write(fd, text, at) == (ssize_t)at);
+	close(fd);
+	CHECK_INT(source_folded_read(path, "label", 99, check_split, &c, err, sizeof(err)), 0);
+	CHECK_INT(c.n, lines);
+	CHECK_INT(c.bad, 0);
+	CHECK(c.id_of[0] != c.id_of[1] && c.id_of[1] != c.id_of[2]);
+	unlink(path);
+	free(text);
+}
+
+/* A profile that fails stops the reader: its line named, nothing after. */
+static int
+fail_at_3000(void *arg, const struct stack_sample *s)
+{
+	int	*n = arg;
+
+	(void)s;
+	return ++*n == 3000 ? -ENOMEM : 0;
+}
+
+static void
+test_adder_fails(void)
+{
+	size_t	len = 4 << 20, at = 0;
+	char	*text = malloc(len + 64), path[] = "/tmp/test_folded.XXXXXX", err[256];
+	int	fd, n = 0;
+
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	while (at < len)
+		at += (size_t)sprintf(text + at, "p;f;g %zu\n", at % 9 + 1);
+	CHECK((fd = mkstemp(path)) >= 0);
+	CHECK(write(fd, text, at) == (ssize_t)at);
+	close(fd);
+	CHECK_INT(source_folded_read(path, "label", 99, fail_at_3000, &n, err, sizeof(err)), -1);
+	CHECK_INT(n, 3000);
+	CHECK(strstr(err, ":3000: Cannot allocate memory") != NULL);
+	unlink(path);
+	free(text);
+}
+
 static void
 test_missing_file(void)
 {
@@ -173,6 +280,8 @@ int
 main(void)
 {
 	test_good();
+	test_frames();
+	test_adder_fails();
 	test_long_lines();
 	test_frequency();
 	test_malformed();

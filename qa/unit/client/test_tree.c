@@ -251,6 +251,75 @@ test_object_leaves(void)
 	flame_tree_free(t);
 }
 
+/* Trees of the same stacks, added by name and as a source's numbered
+ * frames, are the same: names, types, nodes, values. */
+static void
+check_same_trees(struct flame_tree *a, struct flame_tree *b)
+{
+	size_t	i;
+
+	CHECK_INT(flame_tree_finish(a), 0);
+	CHECK_INT(flame_tree_finish(b), 0);
+	CHECK_INT(flame_tree_nnodes(b), flame_tree_nnodes(a));
+	CHECK_INT(flame_tree_nfunctions(b), flame_tree_nfunctions(a));
+	for (i = 0; i < flame_tree_nnodes(a) && i < flame_tree_nnodes(b); i++)
+		CHECK(memcmp(tree_node(a, i), tree_node(b, i), sizeof(struct flame_node)) == 0);
+	for (i = 0; i < flame_tree_nfunctions(a) && i < flame_tree_nfunctions(b); i++) {
+		CHECK_STR(flame_tree_function(b, i)->name, flame_tree_function(a, i)->name);
+		CHECK_INT(flame_tree_function(b, i)->type, flame_tree_function(a, i)->type);
+	}
+	flame_tree_free(a);
+	flame_tree_free(b);
+}
+
+static void
+test_framed(int lines, int object_leaves)
+{
+	/* texts by id; 0 and 1 are one function once the line is cut */
+	static const char *const text[] = {
+		"f (a.py:10)", "f (a.py:12)", "[k] vfs_read", "g", "[l] libc.so.6", "main",
+	};
+	static const char *const cut[] = {
+		"f (a.py)", "f (a.py)", "[k] vfs_read", "g", "[l] libc.so.6", "main",
+	};
+	static const uint32_t stacks[][4] = {
+		{ 5, 0, 3, 2 }, { 5, 1, 3, 2 }, { 5, 1, 4 }, { 5 }, { 5, 3, 0, 3 },
+	};
+	static const uint32_t depth[] = { 4, 4, 3, 1, 4 };
+	struct flame_tree	*a = flame_tree_new(), *b = flame_tree_new();
+	const char		*layers[] = { "Total", "[p] py" }, *path[6], *names[4];
+	size_t			lens[] = { 5, 6 }, k, i;
+	uint32_t		ids[4], flens[4];
+
+	flame_tree_set_object_leaves(a, object_leaves);
+	flame_tree_set_object_leaves(b, object_leaves);
+	/* twice, in two spaces: the second numbers the texts otherwise */
+	for (k = 0; k < 10; k++) {
+		size_t			s = k % 5;
+		uint32_t		space = k < 5 ? 1 : 2;
+		struct stack_frames	f = { ids, names, flens, depth[s], space };
+
+		path[0] = layers[0];
+		path[1] = layers[1];
+		for (i = 0; i < depth[s]; i++) {
+			uint32_t id = stacks[s][i];
+
+			path[2 + i] = lines ? text[id] : cut[id];
+			names[i] = text[id];
+			flens[i] = (uint32_t)strlen(text[id]);
+			ids[i] = space == 1 ? id : 5 - id;	/* the same ids, other texts */
+		}
+		CHECK_INT(flame_tree_add(a, path, 2 + depth[s], k + 1, (k + 1) * 10), 0);
+		CHECK_INT(flame_tree_add_framed(b, layers, lens, 2, &f, lines, k + 1,
+						(k + 1) * 10, 0), 0);
+		if (s == 2) {	/* and to a baseline */
+			CHECK_INT(flame_tree_add_baseline(a, path, 2 + depth[s], 7, 70), 0);
+			CHECK_INT(flame_tree_add_framed(b, layers, lens, 2, &f, lines, 7, 70, 1), 0);
+		}
+	}
+	check_same_trees(a, b);
+}
+
 static void
 test_bad_calls(void)
 {
@@ -497,6 +566,9 @@ main(void)
 	test_forest();
 	test_shared_prefixes();
 	test_object_leaves();
+	test_framed(0, 0);
+	test_framed(1, 0);
+	test_framed(0, 1);
 	test_bad_calls();
 	test_many_stacks();
 	test_walk_parts();
