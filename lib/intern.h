@@ -37,13 +37,15 @@ int intern_add(struct intern *in, const char *name, size_t len, char tag, uint64
 
 /*
  * The id of the first len bytes of name with tag, added if new (then id is
- * the previous count).  0 or -ENOMEM (nothing added).  Inline: the flame
- * tree looks a name up for every frame it has not seen above.
+ * the previous count), hash being hash_bytes(name, len), which a caller
+ * may have had computed elsewhere.  0 or -ENOMEM (nothing added).  Inline:
+ * the flame tree looks a name up for every frame it has not seen above.
  */
 static inline int
-intern_put(struct intern *in, const char *name, size_t len, char tag, uint32_t *id)
+intern_put_hashed(struct intern *in, const char *name, size_t len, char tag, uint64_t hash,
+		  uint32_t *id)
 {
-	uint64_t		key = hash_bytes(name, len) ^ (uint64_t)(unsigned char)tag << 56;
+	uint64_t		key = hash ^ (uint64_t)(unsigned char)tag << 56;
 	struct hash_slot	*s;
 
 	for (s = hash_table_find(&in->index, key); !hash_slot_empty(s);
@@ -56,6 +58,12 @@ intern_put(struct intern *in, const char *name, size_t len, char tag, uint32_t *
 		}
 	}
 	return intern_add(in, name, len, tag, key, s, id);
+}
+
+static inline int
+intern_put(struct intern *in, const char *name, size_t len, char tag, uint32_t *id)
+{
+	return intern_put_hashed(in, name, len, tag, hash_bytes(name, len), id);
 }
 
 /* Done adding: free the index and the id table; names stay valid. */

@@ -11,18 +11,16 @@
 #include <stdint.h>
 
 /*
- * A stack a source split and numbered itself (folded input does, on a
- * thread of its own), so that a profile names each distinct frame once
- * instead of hashing every one: frame i is the lens[i] bytes at names[i]
- * (not NUL-terminated), and equal texts have equal ids[i] within one
- * space.
+ * A stack a source split and hashed itself (folded input does, on a
+ * thread of its own), so that a profile only looks its frames up: frame
+ * i is the lens[i] bytes at names[i] (not NUL-terminated), hashes[i]
+ * their hash_bytes() (lib/hash.h).
  */
 struct stack_frames {
-	const uint32_t		*ids;
 	const char *const	*names;
 	const uint32_t		*lens;
+	const uint64_t		*hashes;
 	uint32_t		n;
-	uint32_t		space;
 };
 
 struct stack_sample {

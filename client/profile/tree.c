@@ -70,7 +70,6 @@ flame_tree_free(struct flame_tree *t)
 	intern_free(&t->names);
 	free(t->last);
 	free(t->len_buf);
-	free(t->framed);
 	free(t->cut_buf);
 	free(t->frames);
 	free(t->stacks);
@@ -195,59 +194,28 @@ flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path, const s
 	return add_stack(t, path, lens, n, &v, 1);
 }
 
-/* The function of a source's frame text: as stack_path_split names it
- * (the line cut unless lines), typed as any frame below the root. */
+/* The function of a frame a source split: as stack_path_split names it
+ * (a Python frame's line cut unless lines), typed as a frame below the
+ * root, or as an object leaf. */
 static int
-name_framed(struct flame_tree *t, const char *name, size_t len, int lines, char type,
-	    uint32_t *fid)
+intern_split(struct flame_tree *t, const char *name, size_t len, uint64_t hash, int lines,
+	     int leaf, uint32_t *fid)
 {
-	if (array_reserve(&t->cut_buf, &t->cut_cap, len + 1) < 0)
-		return -ENOMEM;
-	memcpy(t->cut_buf, name, len);
-	t->cut_buf[len] = '\0';
-	if (!lines)
-		len = py_frame_strip_line(t->cut_buf, len);
-	if (type == 0)
-		type = function_type_n(t->cut_buf, len, 0);
-	return tree_intern_function(t, t->cut_buf, len, type, fid);
-}
+	if (!lines && len > 0 && name[len - 1] == ')') {	/* perhaps Python */
+		size_t	cut;
 
-/* Function ids of the frames, each named at its id's first sight. */
-static int
-map_framed(struct flame_tree *t, const struct stack_frames *f, int lines, uint32_t *out,
-	   int leaf_typed)
-{
-	size_t		i, n = f->n - (leaf_typed ? 1 : 0);
-	uint32_t	fid;
-	int		sts;
-
-	if (f->space != t->framed_space) {	/* another source's numbers */
-		if (t->framed != NULL)
-			memset(t->framed, 0, t->framed_cap * sizeof(*t->framed));
-		t->framed_space = f->space;
-	}
-	for (i = 0; i < n; i++) {
-		uint32_t id = f->ids[i];
-
-		if (id < t->framed_cap && t->framed[id] != 0) {
-			out[i] = t->framed[id] - 1;
-			continue;
+		if (array_reserve(&t->cut_buf, &t->cut_cap, len + 1) < 0)
+			return -ENOMEM;
+		memcpy(t->cut_buf, name, len);
+		t->cut_buf[len] = '\0';
+		if ((cut = py_frame_strip_line(t->cut_buf, len)) != len) {
+			name = t->cut_buf;
+			len = cut;
+			hash = hash_bytes(name, len);
 		}
-		if ((sts = name_framed(t, f->names[i], f->lens[i], lines, 0, &fid)) < 0)
-			return sts;
-		if (id >= t->framed_cap) {
-			size_t old = t->framed_cap;
-
-			if (array_reserve(&t->framed, &t->framed_cap, (size_t)id + 1) < 0)
-				return -ENOMEM;
-			memset(t->framed + old, 0, (t->framed_cap - old) * sizeof(*t->framed));
-		}
-		t->framed[id] = fid + 1;
-		out[i] = fid;
 	}
-	if (leaf_typed)
-		return name_framed(t, f->names[n], f->lens[n], lines, 'O', &out[n]);
-	return 0;
+	return tree_intern_hashed(t, name, len, leaf ? 'O' : function_type_n(name, len, 0), hash,
+				  fid);
 }
 
 int
@@ -260,7 +228,6 @@ flame_tree_add_framed(struct flame_tree *t, const char *const *path, const size_
 	uint32_t		fid;
 	int			sts;
 
-	/* the root is a layer: a source's numbers name frames below it */
 	if (t->finished || n == 0 || total >= UINT32_MAX)
 		return -EINVAL;
 	if ((sts = path_lengths(t, path, n, &lens)) < 0)
@@ -276,9 +243,12 @@ flame_tree_add_framed(struct flame_tree *t, const char *const *path, const size_
 			return sts;
 		t->frames[first + i] = fid;
 	}
-	if (frames->n > 0 &&
-	    (sts = map_framed(t, frames, lines, t->frames + first + n, t->object_leaves)) < 0)
-		return sts;
+	for (i = 0; i < frames->n; i++) {
+		if ((sts = intern_split(t, frames->names[i], frames->lens[i], frames->hashes[i],
+					lines, t->object_leaves && i == frames->n - 1, &fid)) < 0)
+			return sts;
+		t->frames[first + n + i] = fid;
+	}
 	return tree_commit_stack(t, total, &v, baseline);
 }
 

@@ -73,9 +73,9 @@ int flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path,
 			      const size_t *lens, size_t n, uint64_t samples, uint64_t value_us);
 /*
  * Add path[0 .. n) (the root layers), then the frames a source split and
- * numbered (sample.h), to the values or (if baseline) to the baseline;
- * returns as flame_tree_add.  The tree names each id of a space once, its
- * text with a Python frame's ":line" cut unless lines (py_frame.h).
+ * hashed (sample.h), to the values or (if baseline) to the baseline;
+ * returns as flame_tree_add.  A Python frame's ":line" is cut unless
+ * lines (py_frame.h), as stack_path_split does.
  */
 int flame_tree_add_framed(struct flame_tree *t, const char *const *path, const size_t *lens,
 			  size_t n, const struct stack_frames *frames, int lines,

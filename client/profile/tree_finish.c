@@ -399,9 +399,6 @@ flame_tree_finish(struct flame_tree *t)
 	free(t->last);
 	t->last = NULL;
 	t->last_len = t->last_cap = 0;
-	free(t->framed);
-	t->framed = NULL;
-	t->framed_cap = 0;
 	t->finished = 1;
 	if ((rank = function_ranks(t)) == NULL) {
 		sts = -ENOMEM;

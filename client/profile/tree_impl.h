@@ -57,13 +57,7 @@ struct flame_tree {
 	size_t			last_len, last_cap;
 	size_t			*len_buf;	/* names' lengths, for callers without */
 	size_t			len_cap;
-
-	/* frames a source numbered (flame_tree_add_framed), one space at a
-	 * time: function id + 1 by the source's id, 0 while not named */
-	uint32_t		*framed;
-	size_t			framed_cap;
-	uint32_t		framed_space;
-	char			*cut_buf;	/* a frame's text, its line cut */
+	char			*cut_buf;	/* a split frame's text, its line cut */
 	size_t			cut_cap;
 
 	/* finished: */
@@ -83,6 +77,9 @@ int tree_index_init(struct flame_tree *t);
 void tree_index_free(struct flame_tree *t);
 int tree_intern_function(struct flame_tree *t, const char *name, size_t len, char type,
 			 uint32_t *id);
+/* The same, hash being hash_bytes(name, len) */
+int tree_intern_hashed(struct flame_tree *t, const char *name, size_t len, char type,
+		       uint64_t hash, uint32_t *id);
 /* Keep the stack whose n function ids were written at frames[nframes ..]
  * (room reserved), or add its values to the equal stack kept before. */
 int tree_commit_stack(struct flame_tree *t, size_t n, const struct tree_values *v,

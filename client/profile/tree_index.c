@@ -33,11 +33,18 @@ int
 tree_intern_function(struct flame_tree *t, const char *name, size_t len, char type,
 		     uint32_t *id)
 {
+	return tree_intern_hashed(t, name, len, type, hash_bytes(name, len), id);
+}
+
+int
+tree_intern_hashed(struct flame_tree *t, const char *name, size_t len, char type,
+		   uint64_t hash, uint32_t *id)
+{
 	struct flame_function	*f;
 
 	/* room first: a name interned is a function, so their ids agree */
 	if (array_reserve(&t->functions, &t->functions_cap, t->nfunctions + 1) < 0 ||
-	    intern_put(&t->names, name, len, type, id) < 0)
+	    intern_put_hashed(&t->names, name, len, type, hash, id) < 0)
 		return -ENOMEM;
 	if (*id < t->nfunctions)
 		return 0;

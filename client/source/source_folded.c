@@ -6,23 +6,21 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/array.h"
-#include "lib/intern.h"
+#include "lib/hash.h"
 #include "folded_line.h"
 #include "source.h"
 
 /*
  * The input is read and split on a thread of its own, a block of whole
  * lines at a time, while the calling thread adds the last block's samples
- * to the profiles: a big input's reading, splitting and naming of frames
- * (half of building its tree) then costs no time of the profiles' own.
- * The reader numbers each distinct frame text (stack_frames), so a
- * profile names a frame once, not at every sample.
+ * to the profiles: a big input's reading, splitting and hashing of frames
+ * (half of building its tree) then costs no time of the profiles' own
+ * (stack_frames).
  */
 #define BLOCK	(1 << 20)
 
@@ -33,9 +31,10 @@ struct batch {
 	struct stack_frames	*split;		/* each sample's frames */
 	unsigned long		*linenos;	/* each sample's line */
 	size_t			nsamples, samples_cap, split_cap, linenos_cap;
-	uint32_t		*ids, *lens;	/* the samples' frames, one after another */
-	const char		**names;
-	size_t			nframes, ids_cap, lens_cap, names_cap;
+	const char		**names;	/* the samples' frames, one after another */
+	uint32_t		*lens;
+	uint64_t		*hashes;
+	size_t			nframes, names_cap, lens_cap, hashes_cap;
 	char			why[512];	/* the reader stopped after the samples */
 	bool			last;		/* nothing follows */
 	bool			full;		/* the adder's until it empties it */
@@ -45,8 +44,6 @@ struct folded_reader {
 	FILE		*f;
 	const char	*name, *host;
 	unsigned	frequency;
-	struct intern	frames;		/* frame text -> stack_frames' ids */
-	uint32_t	space;
 	unsigned long	lineno;
 	char		*carry;		/* the last block's unfinished line */
 	size_t		carry_len, carry_cap;
@@ -56,38 +53,35 @@ struct folded_reader {
 	bool		stop;		/* the adder failed: read no more */
 };
 
-/* Number the frames of s's stack (stack_len bytes), after b's; how many
- * into *split. */
+/* Split s's stack (stack_len bytes) into its non-empty frames, after b's;
+ * how many into *split. */
 static int
-number_frames(struct folded_reader *r, struct batch *b, const struct stack_sample *s,
-	      size_t stack_len, struct stack_frames *split)
+split_frames(struct batch *b, const struct stack_sample *s, size_t stack_len,
+	     struct stack_frames *split)
 {
 	const char	*f = s->stack, *end = f + stack_len, *semi;
-	uint32_t	n = 0, id;
-
+	uint32_t	n = 0;
 	/* room for the most frames the stack can hold: a byte and a ';' each */
 	size_t		most = b->nframes + stack_len / 2 + 1;
 
-	if (array_reserve(&b->ids, &b->ids_cap, most) < 0 ||
+	if (stack_len >= UINT32_MAX ||
+	    array_reserve(&b->names, &b->names_cap, most) < 0 ||
 	    array_reserve(&b->lens, &b->lens_cap, most) < 0 ||
-	    array_reserve(&b->names, &b->names_cap, most) < 0)
+	    array_reserve(&b->hashes, &b->hashes_cap, most) < 0)
 		return -ENOMEM;
 	for (; f <= end; f = semi + 1) {
-		size_t	len, at = b->nframes;
+		size_t	len;
 
 		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
 			semi = end;
 		if ((len = (size_t)(semi - f)) == 0)
 			continue;
-		if (len >= UINT32_MAX || intern_put(&r->frames, f, len, 0, &id) < 0)
-			return -ENOMEM;
-		b->ids[at] = id;
-		b->lens[at] = (uint32_t)len;
-		b->names[at] = f;
-		b->nframes++;
+		b->names[b->nframes] = f;
+		b->lens[b->nframes] = (uint32_t)len;
+		b->hashes[b->nframes++] = hash_bytes(f, len);
 		n++;
 	}
-	*split = (struct stack_frames){ .n = n, .space = r->space };
+	*split = (struct stack_frames){ .n = n };
 	return 0;
 }
 
@@ -107,7 +101,7 @@ add_line(struct folded_reader *r, struct batch *b, char *line, size_t len)
 	if (array_reserve(&b->samples, &b->samples_cap, b->nsamples + 1) < 0 ||
 	    array_reserve(&b->split, &b->split_cap, b->nsamples + 1) < 0 ||
 	    array_reserve(&b->linenos, &b->linenos_cap, b->nsamples + 1) < 0 ||
-	    number_frames(r, b, &s, stack_len, &b->split[b->nsamples]) < 0)
+	    split_frames(b, &s, stack_len, &b->split[b->nsamples]) < 0)
 		return "out of memory";
 	b->linenos[b->nsamples] = r->lineno;
 	b->samples[b->nsamples++] = s;
@@ -201,9 +195,9 @@ empty_batch(struct folded_reader *r, struct batch *b, stack_sample_fn fn, void *
 		struct stack_frames	*split = &b->split[i];
 
 		/* the arrays have stopped moving */
-		split->ids = b->ids + at;
 		split->names = b->names + at;
 		split->lens = b->lens + at;
+		split->hashes = b->hashes + at;
 		at += split->n;
 		s->frames = split;
 		if ((sts = fn(arg, s)) < 0) {
@@ -284,12 +278,11 @@ reader_free(struct folded_reader *r)
 		free(b->samples);
 		free(b->split);
 		free(b->linenos);
-		free(b->ids);
-		free(b->lens);
 		free(b->names);
+		free(b->lens);
+		free(b->hashes);
 	}
 	free(r->carry);
-	intern_free(&r->frames);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->changed);
 	if (r->f != stdin)
@@ -300,9 +293,8 @@ int
 source_folded_read(const char *path, const char *host, unsigned frequency,
 		   stack_sample_fn fn, void *arg, char *err, size_t errlen)
 {
-	static atomic_uint	spaces;
 	struct folded_reader	r = {
-		.host = host, .frequency = frequency, .space = atomic_fetch_add(&spaces, 1) + 1,
+		.host = host, .frequency = frequency,
 		.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER,
 	};
 	pthread_t		reader;
@@ -312,11 +304,6 @@ source_folded_read(const char *path, const char *host, unsigned frequency,
 	r.name = r.f == stdin ? "(stdin)" : path;
 	if (r.f == NULL) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (intern_init(&r.frames) < 0) {
-		snprintf(err, errlen, "out of memory");
-		reader_free(&r);
 		return -1;
 	}
 	if (pthread_create(&reader, NULL, reader_run, &r) == 0) {

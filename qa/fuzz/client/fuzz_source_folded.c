@@ -9,6 +9,7 @@
  */
 #include "fuzz.h"
 #include "source/source.h"
+#include "lib/hash.h"
 
 static void
 split_matches(const struct stack_sample *s)
@@ -24,7 +25,8 @@ split_matches(const struct stack_sample *s)
 		if (semi == f)
 			continue;
 		if (i >= s->frames->n || s->frames->lens[i] != (uint32_t)(semi - f) ||
-		    memcmp(s->frames->names[i], f, (size_t)(semi - f)) != 0)
+		    memcmp(s->frames->names[i], f, (size_t)(semi - f)) != 0 ||
+		    s->frames->hashes[i] != hash_bytes(f, (size_t)(semi - f)))
 			abort();
 		i++;
 	}

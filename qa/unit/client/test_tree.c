@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "unit.h"
 #include "flame_input.h"
+#include "lib/hash.h"
 
 /* recursion (foo;foo;foo), shared prefixes (main;foo), two threads */
 static const char *const profile =
@@ -275,39 +276,40 @@ check_same_trees(struct flame_tree *a, struct flame_tree *b)
 static void
 test_framed(int lines, int object_leaves)
 {
-	/* texts by id; 0 and 1 are one function once the line is cut */
+	/* two frames that are one function once the line is cut */
 	static const char *const text[] = {
 		"f (a.py:10)", "f (a.py:12)", "[k] vfs_read", "g", "[l] libc.so.6", "main",
+		"not (python)",
 	};
 	static const char *const cut[] = {
 		"f (a.py)", "f (a.py)", "[k] vfs_read", "g", "[l] libc.so.6", "main",
+		"not (python)",
 	};
 	static const uint32_t stacks[][4] = {
-		{ 5, 0, 3, 2 }, { 5, 1, 3, 2 }, { 5, 1, 4 }, { 5 }, { 5, 3, 0, 3 },
+		{ 5, 0, 3, 2 }, { 5, 1, 3, 2 }, { 5, 1, 4 }, { 5 }, { 5, 3, 0, 6 },
 	};
 	static const uint32_t depth[] = { 4, 4, 3, 1, 4 };
 	struct flame_tree	*a = flame_tree_new(), *b = flame_tree_new();
 	const char		*layers[] = { "Total", "[p] py" }, *path[6], *names[4];
 	size_t			lens[] = { 5, 6 }, k, i;
-	uint32_t		ids[4], flens[4];
+	uint32_t		flens[4];
+	uint64_t		hashes[4];
 
 	flame_tree_set_object_leaves(a, object_leaves);
 	flame_tree_set_object_leaves(b, object_leaves);
-	/* twice, in two spaces: the second numbers the texts otherwise */
 	for (k = 0; k < 10; k++) {
 		size_t			s = k % 5;
-		uint32_t		space = k < 5 ? 1 : 2;
-		struct stack_frames	f = { ids, names, flens, depth[s], space };
+		struct stack_frames	f = { names, flens, hashes, depth[s] };
 
 		path[0] = layers[0];
 		path[1] = layers[1];
 		for (i = 0; i < depth[s]; i++) {
-			uint32_t id = stacks[s][i];
+			const char *name = text[stacks[s][i]];
 
-			path[2 + i] = lines ? text[id] : cut[id];
-			names[i] = text[id];
-			flens[i] = (uint32_t)strlen(text[id]);
-			ids[i] = space == 1 ? id : 5 - id;	/* the same ids, other texts */
+			path[2 + i] = lines ? name : cut[stacks[s][i]];
+			names[i] = name;
+			flens[i] = (uint32_t)strlen(name);
+			hashes[i] = hash_bytes(name, flens[i]);
 		}
 		CHECK_INT(flame_tree_add(a, path, 2 + depth[s], k + 1, (k + 1) * 10), 0);
 		CHECK_INT(flame_tree_add_framed(b, layers, lens, 2, &f, lines, k + 1,
