@@ -26,7 +26,9 @@ _bench_record() {
     dir=$(dirname "$script") name=$(basename "$script") file=$dir/RESULTS.md
     top=$(cd "$dir/../.." && pwd)
     commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
-    git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit with local changes"
+    # the figures written by an earlier run are not a change to what runs
+    git -C "$top" diff --quiet HEAD -- . ':!*RESULTS.md' 2>/dev/null ||
+	commit="$commit with local changes"
     when=$(date -u '+%Y-%m-%d %H:%M UTC')
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     cmd="$(_bench_settings "$script")bench/${dir##*/}/$name${*:+ $*}"
