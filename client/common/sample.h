@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * A stack a source split and hashed itself (folded input does, on a
@@ -41,6 +42,24 @@ struct stack_sample {
 /* Returns 0 to go on, or a negative errno (or -1 with a message where the
  * caller gave a buffer) to stop the source. */
 typedef int (*stack_sample_fn)(void *arg, const struct stack_sample *s);
+
+/* The next non-empty frame of a stack's text from *at (end: the stack's
+ * end): its first byte, and its length in *len; *at moves past it.  NULL
+ * when none is left. */
+static inline const char *
+stack_next_frame(const char **at, const char *end, size_t *len)
+{
+	while (*at <= end) {
+		const char	*f = *at, *semi = memchr(f, ';', (size_t)(end - f));
+
+		if (semi == NULL)
+			semi = end;
+		*at = semi + 1;
+		if ((*len = (size_t)(semi - f)) > 0)
+			return f;
+	}
+	return NULL;
+}
 
 /*
  * One fetch of stackprof.heatmap.oncpu: the cumulative samples of each

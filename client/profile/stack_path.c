@@ -75,18 +75,12 @@ fill(struct stack_path *p, const struct stack_sample *s, enum stack_root root, s
 int
 stack_path_split(struct stack_path *p, const struct stack_sample *s, enum stack_root root)
 {
-	size_t		slen = strlen(s->stack), at;
-	const char	*f = s->stack, *end = f + slen, *semi;
+	size_t		slen = strlen(s->stack), at, len;
+	const char	*next = s->stack, *end = next + slen, *f;
 
 	if (fill(p, s, root, slen, &at) < 0)
 		return -ENOMEM;
-	for (; f <= end; f = semi + 1) {
-		size_t	len;
-
-		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
-			semi = end;
-		if ((len = (size_t)(semi - f)) == 0)
-			continue;
+	while ((f = stack_next_frame(&next, end, &len)) != NULL) {
 		if (path_reserve(p, 1) < 0)
 			return -ENOMEM;
 		memcpy(p->buf + at, f, len);

@@ -59,8 +59,9 @@ static int
 split_frames(struct batch *b, const struct stack_sample *s, size_t stack_len,
 	     struct stack_frames *split)
 {
-	const char	*f = s->stack, *end = f + stack_len, *semi;
+	const char	*next = s->stack, *end = next + stack_len, *f;
 	uint32_t	n = 0;
+	size_t		len;
 	/* room for the most frames the stack can hold: a byte and a ';' each */
 	size_t		most = b->nframes + stack_len / 2 + 1;
 
@@ -69,13 +70,7 @@ split_frames(struct batch *b, const struct stack_sample *s, size_t stack_len,
 	    array_reserve(&b->lens, &b->lens_cap, most) < 0 ||
 	    array_reserve(&b->hashes, &b->hashes_cap, most) < 0)
 		return -ENOMEM;
-	for (; f <= end; f = semi + 1) {
-		size_t	len;
-
-		if ((semi = memchr(f, ';', (size_t)(end - f))) == NULL)
-			semi = end;
-		if ((len = (size_t)(semi - f)) == 0)
-			continue;
+	while ((f = stack_next_frame(&next, end, &len)) != NULL) {
 		b->names[b->nframes] = f;
 		b->lens[b->nframes] = (uint32_t)len;
 		b->hashes[b->nframes++] = hash_bytes(f, len);
