@@ -215,6 +215,7 @@ reader_run(void *arg)
 
 	for (i = 0;; i ^= 1) {
 		struct batch	*b = &r->batch[i];
+		bool		last;
 
 		pthread_mutex_lock(&r->lock);
 		while (b->full && !r->stop)
@@ -225,11 +226,12 @@ reader_run(void *arg)
 		}
 		pthread_mutex_unlock(&r->lock);
 		fill_batch(r, b);
+		last = b->last;		/* b is the adder's once full */
 		pthread_mutex_lock(&r->lock);
 		b->full = true;
 		pthread_cond_broadcast(&r->changed);
 		pthread_mutex_unlock(&r->lock);
-		if (b->last)
+		if (last)
 			return NULL;
 	}
 }
