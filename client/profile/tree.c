@@ -2,13 +2,15 @@
  * tree.c - merge stacks into a function/node tree (see tree.h).
  *
  * Built for large profiles (1M samples, 100k distinct stacks, 3M nodes):
- *  - each distinct (name, type) is interned once (common/intern.h), and a
+ *  - each distinct (name, type) is interned once (lib/intern.h), and a
  *    stack becomes its function ids, appended to one array;
  *  - a stack seen before is found whole by a hash of those ids and only
  *    adds its values (tree_index.c), so a long live run holds each
  *    distinct stack once;
- *  - names shared with the previous stack are not looked up again:
- *    folded input is usually sorted, so most prefixes repeat;
+ *  - a path added by name does not look up again the names it shares
+ *    with the previous one (sorted stacks repeat most prefixes); frames a
+ *    source split and hashed on a thread of its own are looked up with
+ *    those hashes (flame_tree_add_framed);
  *  - no node exists until flame_tree_finish() sorts the stacks
  *    (tree_finish.c); a walk then derives the nodes (tree_walk.c).
  */
