@@ -127,6 +127,14 @@ path_lengths(struct flame_tree *t, const char *const *path, size_t n, const size
 	return 0;
 }
 
+/* The type of path's name i of n: the root's by its name, a last one 'O'
+ * with object leaves, any other by its prefix. */
+static char
+path_type(const struct flame_tree *t, const char *name, size_t len, size_t i, size_t n)
+{
+	return t->object_leaves && i == n - 1 && i > 0 ? 'O' : function_type_n(name, len, i == 0);
+}
+
 static int
 add_stack(struct flame_tree *t, const char *const *path, const size_t *lens, size_t n,
 	  const struct tree_values *v, int baseline)
@@ -146,10 +154,8 @@ add_stack(struct flame_tree *t, const char *const *path, const size_t *lens, siz
 	for (i = 0; i < shared; i++)
 		t->frames[first + i] = t->last[i].function;
 	for (i = shared; i < n; i++) {
-		char type = t->object_leaves && i == n - 1 && i > 0 ? 'O' :
-			    function_type_n(path[i], lens[i], i == 0);
-
-		if ((sts = tree_intern_function(t, path[i], lens[i], type, &fid)) < 0)
+		if ((sts = tree_intern_function(t, path[i], lens[i],
+						path_type(t, path[i], lens[i], i, n), &fid)) < 0)
 			return sts;
 		t->frames[first + i] = fid;
 		t->last[i].name = intern_name(&t->names, fid);	/* in cache: just compared */
@@ -196,12 +202,11 @@ flame_tree_add_baseline_n(struct flame_tree *t, const char *const *path, const s
 	return add_stack(t, path, lens, n, &v, 1);
 }
 
-/* The function of a frame a source split: as stack_path_split names it
- * (a Python frame's line cut unless lines), typed as a frame below the
- * root, or as an object leaf. */
+/* The function of a frame a source split, name i of a path of n: as
+ * stack_path_split names it (a Python frame's line cut unless lines). */
 static int
 intern_split(struct flame_tree *t, const char *name, size_t len, uint64_t hash, int lines,
-	     int leaf, uint32_t *fid)
+	     size_t i, size_t n, uint32_t *fid)
 {
 	if (!lines && len > 0 && name[len - 1] == ')') {	/* perhaps Python */
 		size_t	cut;
@@ -216,8 +221,7 @@ intern_split(struct flame_tree *t, const char *name, size_t len, uint64_t hash, 
 			hash = hash_bytes(name, len);
 		}
 	}
-	return tree_intern_hashed(t, name, len, leaf ? 'O' : function_type_n(name, len, 0), hash,
-				  fid);
+	return tree_intern_hashed(t, name, len, path_type(t, name, len, i, n), hash, fid);
 }
 
 int
@@ -236,18 +240,15 @@ flame_tree_add_framed(struct flame_tree *t, const char *const *path, const size_
 		return sts;
 	if (array_reserve(&t->frames, &t->frames_cap, first + total) < 0)
 		return -ENOMEM;
-	t->last_len = 0;	/* the names cache is for add_stack's paths */
 	for (i = 0; i < n; i++) {
-		char type = t->object_leaves && i == total - 1 && i > 0 ? 'O' :
-			    function_type_n(path[i], lens[i], i == 0);
-
-		if ((sts = tree_intern_function(t, path[i], lens[i], type, &fid)) < 0)
+		if ((sts = tree_intern_function(t, path[i], lens[i],
+						path_type(t, path[i], lens[i], i, total), &fid)) < 0)
 			return sts;
 		t->frames[first + i] = fid;
 	}
 	for (i = 0; i < frames->n; i++) {
 		if ((sts = intern_split(t, frames->names[i], frames->lens[i], frames->hashes[i],
-					lines, t->object_leaves && i == frames->n - 1, &fid)) < 0)
+					lines, n + i, total, &fid)) < 0)
 			return sts;
 		t->frames[first + n + i] = fid;
 	}
