@@ -71,8 +71,7 @@ put_u64(char *p, uint64_t v)
 
 #define ROW_MAX		(6 * 21 + 8)	/* sep, [, six numbers and commas, ] */
 
-/* Append sep then "[c0,c1,...]"; a parent of -1 (the root's) comes in as
- * UINT64_MAX and is written as -1. */
+/* Append sep then "[c0,c1,...]". */
 static void
 put_row(struct membuf *b, const char *sep, const uint64_t *cols, int ncols)
 {
@@ -87,11 +86,7 @@ put_row(struct membuf *b, const char *sep, const uint64_t *cols, int ncols)
 	for (i = 0; i < ncols; i++) {
 		if (i)
 			*p++ = ',';
-		if (cols[i] == UINT64_MAX) {
-			memcpy(p, "-1", 2);
-			p += 2;
-		} else
-			p = put_u64(p, cols[i]);
+		p = put_u64(p, cols[i]);
 	}
 	*p++ = ']';
 	membuf_wrote(b, (size_t)(p - row));
