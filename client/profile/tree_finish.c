@@ -101,17 +101,12 @@ sort_stacks(struct flame_tree *t, const uint32_t *rank)
 	struct key_item		*order = malloc((n + 1) * sizeof(*order));
 	struct tree_stack	*sorted = malloc((n + 1) * sizeof(*sorted));
 
-	if (order == NULL || sorted == NULL) {
-		free(order);
-		free(sorted);
-		return -ENOMEM;
-	}
 	for (i = 0; i < t->nframes; i++)
 		t->frames[i] = rank[t->frames[i]];
 	stack_keys(t);
-	for (i = 0; i < n; i++)
+	for (i = 0; order != NULL && i < n; i++)
 		order[i] = (struct key_item){ t->stacks[i].key, (uint32_t)i };
-	if (key_sort(order, n) < 0) {
+	if (order == NULL || sorted == NULL || key_sort(order, n) < 0) {
 		free(order);
 		free(sorted);
 		return -ENOMEM;
