@@ -80,27 +80,32 @@ split_frames(struct batch *b, const struct stack_sample *s, size_t stack_len,
 	return 0;
 }
 
-/* One line of b's as a sample of b's; NULL or why not. */
-static const char *
+/* Line r->lineno as a sample of b's; 0, or -1 with b->why set. */
+static int
 add_line(struct folded_reader *r, struct batch *b, char *line, size_t len)
 {
 	struct stack_sample	s = { .host = r->host, .event = "on-cpu" };
 	const char		*why;
 	size_t			stack_len;
 
-	if ((why = folded_line_parse(line, len, &s, &stack_len)) != NULL)
-		return why;
+	if ((why = folded_line_parse(line, len, &s, &stack_len)) != NULL) {
+		snprintf(b->why, sizeof(b->why), "%s:%lu: malformed folded line: %s", r->name,
+			 r->lineno, why);
+		return -1;
+	}
 	/* rounded, so 1 sample at 99 Hz is 10101 us, as DeepFlow shows */
 	s.value_us = s.count / r->frequency * 1000000 +
 		     (s.count % r->frequency * 1000000 + r->frequency / 2) / r->frequency;
 	if (array_reserve(&b->samples, &b->samples_cap, b->nsamples + 1) < 0 ||
 	    array_reserve(&b->split, &b->split_cap, b->nsamples + 1) < 0 ||
 	    array_reserve(&b->linenos, &b->linenos_cap, b->nsamples + 1) < 0 ||
-	    split_frames(b, &s, stack_len, &b->split[b->nsamples]) < 0)
-		return "out of memory";
+	    split_frames(b, &s, stack_len, &b->split[b->nsamples]) < 0) {
+		snprintf(b->why, sizeof(b->why), "%s:%lu: out of memory", r->name, r->lineno);
+		return -1;
+	}
 	b->linenos[b->nsamples] = r->lineno;
 	b->samples[b->nsamples++] = s;
-	return NULL;
+	return 0;
 }
 
 /* Read into b after the line carried over until it holds a whole line or
@@ -158,9 +163,7 @@ fill_batch(struct folded_reader *r, struct batch *b)
 		r->lineno++;
 		for (len = (size_t)(nl - p); len > 0 && p[len - 1] == '\r';)
 			p[--len] = '\0';
-		if (len > 0 && (why = add_line(r, b, p, len)) != NULL) {
-			snprintf(b->why, sizeof(b->why), "%s:%lu: %s%s", r->name, r->lineno,
-				 strcmp(why, "out of memory") ? "malformed folded line: " : "", why);
+		if (len > 0 && add_line(r, b, p, len) < 0) {
 			b->last = true;
 			return;
 		}
